@@ -1,0 +1,88 @@
+/** Stable machine-readable reason of an {@link McpError}. */
+export type McpErrorCode =
+  | 'invalid-config'
+  | 'unsupported-transport'
+  | 'unknown-server'
+  | 'unknown-tool'
+  | 'spawn-failed'
+  | 'timeout'
+  | 'cancelled'
+  | 'peer-exited'
+  | 'peer-eof'
+  | 'protocol-error'
+  | 'rpc-error'
+  | 'unavailable'
+  | 'closed';
+
+/** Where in a server's life an error happened. */
+export type McpPhase =
+  | 'config'
+  | 'spawn'
+  | 'initialize'
+  | 'tools/list'
+  | 'tools/call'
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'resources/read'
+  | 'ping'
+  | 'shutdown';
+
+/** A JSON-RPC error object as the server sent it. */
+export interface RpcErrorData {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface McpErrorFields {
+  server?: string;
+  phase?: McpPhase;
+  exitCode?: number;
+  signal?: string;
+  stderrTail?: string[];
+  rpc?: RpcErrorData;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of lazy-mcp. `code` is stable and meant for programs;
+ * `message` names the server, the phase and what to do, and is meant for people.
+ */
+export class McpError extends Error {
+  override readonly name = 'McpError';
+  readonly code: McpErrorCode;
+  declare readonly server?: string;
+  declare readonly phase?: McpPhase;
+  declare readonly exitCode?: number;
+  declare readonly signal?: string;
+  declare readonly stderrTail?: string[];
+  declare readonly rpc?: RpcErrorData;
+
+  constructor(code: McpErrorCode, message: string, fields: McpErrorFields = {}) {
+    super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.code = code;
+    // Only set what is known, so a logged error shows no undefined noise.
+    if (fields.server !== undefined) this.server = fields.server;
+    if (fields.phase !== undefined) this.phase = fields.phase;
+    if (fields.exitCode !== undefined) this.exitCode = fields.exitCode;
+    if (fields.signal !== undefined) this.signal = fields.signal;
+    if (fields.stderrTail !== undefined) this.stderrTail = fields.stderrTail;
+    if (fields.rpc !== undefined) this.rpc = fields.rpc;
+  }
+}
+
+/** `server "fs": ` — the prefix every message about one server starts with. */
+export function serverLabel(server: string | undefined): string {
+  return server === undefined ? '' : `server ${JSON.stringify(server)}: `;
+}
+
+/** ` (last stderr: …)` built from a stderr tail, or '' when there is none. */
+export function stderrHint(tail: readonly string[] | undefined, lines = 3): string {
+  if (!tail || tail.length === 0) return '';
+  const last = tail.slice(-lines).join(' | ');
+  return ` (last stderr: ${last.length > 300 ? `${last.slice(0, 300)}…` : last})`;
+}
+
+export function isMcpError(value: unknown, code?: McpErrorCode): value is McpError {
+  return value instanceof McpError && (code === undefined || value.code === code);
+}
