@@ -1,2 +1,26 @@
 export { McpError } from './errors.js';
 export type { McpErrorCode, McpPhase, RpcErrorData } from './errors.js';
+
+export { McpClient } from './protocol/client.js';
+export type { ConnectOptions, McpClientEvents, ServerConfig } from './protocol/client.js';
+export type {
+  CallOptions,
+  CallToolResult,
+  ContentBlock,
+  Implementation,
+  LogMessage,
+  Progress,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Root,
+  ServerCapabilities,
+  Tool,
+} from './protocol/types.js';
+
+export { McpServerManager } from './manager/manager.js';
+export type { ManagedResource, ManagedResourceTemplate, ManagerEvents, ManagerOptions } from './manager/manager.js';
+export type { McpConfig, ServerEntryConfig } from './manager/config.js';
+export type { ServerState, ServerStatus } from './manager/server-slot.js';
+export type { ManagedTool } from './manager/tool-index.js';
+export { ToolSession } from './manager/session.js';

@@ -1,0 +1,405 @@
+import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { McpError, serverLabel } from '../errors.js';
+import type { ConnectOptions, McpClient } from '../protocol/client.js';
+import type {
+  CallOptions,
+  CallToolResult,
+  Implementation,
+  LogMessage,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Root,
+  Tool,
+} from '../protocol/types.js';
+import { parseConfig, type ServerEntry } from './config.js';
+import { ManifestCache } from './manifest-cache.js';
+import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
+import { ToolSession, type SessionCore } from './session.js';
+import { type ManagedTool, ToolIndex } from './tool-index.js';
+
+export interface ManagerOptions {
+  /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
+  clientInfo?: Implementation;
+  /** Folder for the tool manifest cache; created if missing. Default: no cache. */
+  cacheDir?: string;
+  /** Time a server gets to exit on shutdown before SIGTERM (at half) and SIGKILL, in ms. Default 2000. */
+  shutdownGraceMs?: number;
+  /** Largest message accepted from a server, in bytes. Default 64 MiB. */
+  maxMessageBytes?: number;
+  /** Roots offered to servers; the `roots` capability is declared only when given. */
+  roots?: Root[];
+}
+
+/** A resource and the server that has it. */
+export interface ManagedResource {
+  server: string;
+  resource: Resource;
+}
+export interface ManagedResourceTemplate {
+  server: string;
+  resourceTemplate: ResourceTemplate;
+}
+
+/** Event payloads of {@link McpServerManager}. */
+export interface ManagerEvents {
+  stderr: { server: string; line: string };
+  /** Server log messages, skipped stdout noise (`logger: "stdout"`) and cache problems (`logger: "cache"`). */
+  log: { server: string; level: string; logger?: string; data: unknown };
+  toolsChanged: { server: string };
+  exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
+  stateChange: { server: string; from: ServerState; to: ServerState };
+}
+
+/** How a server says it has no such tool (MCP: -32602 "Unknown tool: x", or "Tool x not found"). */
+const NO_SUCH_TOOL = /unknown tool|tool .* not found|no such tool|tool not found/i;
+
+/**
+ * The pool: every configured stdio server, started on first need, shared by every
+ * caller and session, and stopped on shutdown with nothing left behind.
+ */
+export class McpServerManager extends EventEmitter {
+  private readonly slots = new Map<string, ServerSlot>();
+  private readonly index: ToolIndex;
+  private readonly cache: ManifestCache | undefined;
+  private readonly cacheKeys = new Map<string, string>();
+  private readonly relisting = new Map<string, Promise<void>>();
+  private readonly sessions = new Set<ToolSession>();
+  private closing: Promise<void> | undefined;
+
+  /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
+  static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
+    return new McpServerManager(parseConfig(config), options);
+  }
+
+  /** Reads a config file (`mcpServers` or VS Code `servers` shape). */
+  static fromFile(path: string, options: ManagerOptions = {}): McpServerManager {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
+    }
+    try {
+      return McpServerManager.fromConfig(text, options);
+    } catch (error) {
+      if (error instanceof McpError) throw new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
+      throw error;
+    }
+  }
+
+  constructor(
+    entries: ServerEntry[],
+    private readonly options: ManagerOptions = {},
+  ) {
+    super();
+    const host = this.slotHost();
+    for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
+    this.index = new ToolIndex([...this.slots.keys()]);
+    if (options.cacheDir) {
+      this.cache = new ManifestCache(options.cacheDir, (message, error) =>
+        this.emit('log', { server: '', level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
+      );
+    }
+    // After the constructor returns, so listeners attached right away see the events.
+    queueMicrotask(() => {
+      for (const slot of this.slots.values()) {
+        if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
+      }
+    });
+  }
+
+  override on<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
+    return super.on(event, listener);
+  }
+
+  override once<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
+    return super.once(event, listener);
+  }
+
+  override off<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
+    return super.off(event, listener);
+  }
+
+  /** Every tool of the enabled servers, starting (in parallel) only those whose tools are unknown. */
+  listTools(options: { servers?: string[] } = {}): Promise<ManagedTool[]> {
+    return this.toolsIn(this.view(options.servers));
+  }
+
+  /** Calls a tool by its public name; only the server that owns it is started. */
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.callIn(undefined, name, args, options);
+  }
+
+  /** Calls a tool by its server and its own name. */
+  callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.callServerIn(undefined, server, tool, args, options);
+  }
+
+  /** Resources of one server, or of every enabled server (started in parallel; failures left out). */
+  listResources(server?: string): Promise<ManagedResource[]> {
+    return this.resourcesIn(server === undefined ? undefined : this.view([server]), server !== undefined);
+  }
+
+  /** Resource templates of one server, or of every enabled server. */
+  async listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
+    const slots = this.enabledSlots(server === undefined ? undefined : this.view([server]));
+    const lists = await this.each(slots, server !== undefined, async (slot) => {
+      const templates = await slot.run((client) => (client.capabilities.resources ? client.listResourceTemplates() : Promise.resolve([])));
+      return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
+    });
+    return lists.flat();
+  }
+
+  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.readIn(undefined, server, uri, options);
+  }
+
+  /** Each server's state, pid, restarts, last error and tool count. */
+  status(): Record<string, ServerStatus> {
+    const out: Record<string, ServerStatus> = {};
+    for (const [name, slot] of this.slots) {
+      const tools = this.index.toolsOf(name);
+      out[name] = { ...slot.status(), ...(tools ? { tools: tools.length } : {}) };
+    }
+    return out;
+  }
+
+  /** A cheap view of the pool for one chat session, limited to `servers` (default: all). */
+  session(options: { servers?: string[] } = {}): ToolSession {
+    this.assertOpen();
+    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session));
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */
+  async restart(server: string): Promise<void> {
+    this.assertOpen();
+    await this.slot(server).restart();
+  }
+
+  /**
+   * Stops every server in parallel (stdin, SIGTERM, SIGKILL within `shutdownGraceMs`).
+   * Idempotent, never throws; pending and later calls reject with `closed`.
+   */
+  shutdown(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const session of [...this.sessions]) session.close();
+      const grace = this.options.shutdownGraceMs ?? 2000;
+      await Promise.all([...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+    })();
+    return this.closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.shutdown();
+  }
+
+  // --- the work behind the public methods and sessions; `view` limits the servers ---
+
+  private async toolsIn(view: ReadonlySet<string> | undefined): Promise<ManagedTool[]> {
+    this.assertOpen();
+    const lists = await this.each(this.enabledSlots(view), false, (slot) => this.toolsOf(slot));
+    return lists.flat();
+  }
+
+  private async callIn(view: ReadonlySet<string> | undefined, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    this.assertOpen();
+    const target = await this.route(name, view);
+    return this.invoke(this.slot(target.server), target.tool.name, args, options, name);
+  }
+
+  private callServerIn(
+    view: ReadonlySet<string> | undefined,
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    this.assertOpen();
+    return this.invoke(this.slot(server, view), tool, args, options);
+  }
+
+  private async resourcesIn(view: ReadonlySet<string> | undefined, strict: boolean): Promise<ManagedResource[]> {
+    this.assertOpen();
+    const lists = await this.each(this.enabledSlots(view), strict, async (slot) => {
+      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])));
+      return resources.map((resource) => ({ server: slot.name, resource }));
+    });
+    return lists.flat();
+  }
+
+  private readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
+    this.assertOpen();
+    return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)));
+  }
+
+  private async invoke(slot: ServerSlot, tool: string, args: Record<string, unknown>, options: CallOptions, publicName?: string): Promise<CallToolResult> {
+    try {
+      return await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)));
+    } catch (error) {
+      if (error instanceof McpError && error.code === 'rpc-error' && NO_SUCH_TOOL.test(error.rpc?.message ?? '')) {
+        // The server disowned a tool we listed: what we know of its tools is stale.
+        this.index.clear(slot.name);
+        void this.cache?.invalidate(slot.name);
+        throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(publicName ?? tool)} (it answered: ${error.rpc?.message})`, {
+          server: slot.name,
+          phase: 'tools/call',
+          rpc: error.rpc,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** Finds the server and raw tool behind a public name, starting at most that one server. */
+  private async route(name: string, view: ReadonlySet<string> | undefined): Promise<ManagedTool> {
+    const known = this.index.resolve(name);
+    if (known && (!view || view.has(known.server))) return known;
+    const server = this.index.serverOf(name);
+    if (server !== undefined && (!view || view.has(server))) {
+      const slot = this.slot(server);
+      if (!slot.enabled) await slot.ready(); // throws why it cannot run
+      if (!this.index.toolsOf(server)) {
+        await this.toolsOf(slot);
+        const found = this.index.resolve(name);
+        if (found) return found;
+      }
+    }
+    const matches = this.index.closeMatches(name, 3, view);
+    const hint = matches.length > 0 ? `; did you mean ${matches.join(', ')}?` : '';
+    throw new McpError('unknown-tool', `${server === undefined ? '' : serverLabel(server)}no tool named ${JSON.stringify(name)}${hint}`, {
+      ...(server === undefined ? {} : { server }),
+      phase: 'tools/call',
+    });
+  }
+
+  /** A server's tools: known ones, else a fresh cache entry, else from the (started) server. */
+  private async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
+    const known = this.index.toolsOf(slot.name);
+    if (known) return known;
+    if (slot.state !== 'ready' && slot.state !== 'starting' && (await this.loadCached(slot))) return this.index.toolsOf(slot.name) ?? [];
+    const client = await slot.ready();
+    if (!this.index.toolsOf(slot.name)) {
+      // Running, but its list was invalidated (list_changed): list again, once for all callers.
+      let relist = this.relisting.get(slot.name);
+      if (!relist) {
+        relist = slot
+          .run((c) => c.listTools())
+          .then((tools) => this.toolsListed(slot.name, client, tools))
+          .finally(() => this.relisting.delete(slot.name));
+        this.relisting.set(slot.name, relist);
+      }
+      await relist;
+    }
+    return this.index.toolsOf(slot.name) ?? [];
+  }
+
+  private async loadCached(slot: ServerSlot): Promise<boolean> {
+    if (!this.cache || slot.entry.kind !== 'stdio') return false;
+    const entry = await this.cache.load(slot.name, this.cacheKey(slot));
+    if (!entry || this.index.toolsOf(slot.name)) return Boolean(this.index.toolsOf(slot.name));
+    this.index.set(slot.name, entry.tools);
+    return true;
+  }
+
+  private cacheKey(slot: ServerSlot): string {
+    let key = this.cacheKeys.get(slot.name);
+    if (key === undefined && slot.entry.kind === 'stdio') {
+      key = ManifestCache.keyOf(slot.entry.config);
+      this.cacheKeys.set(slot.name, key);
+    }
+    return key ?? '';
+  }
+
+  /** A start or a re-list saw the live tools: index them, revalidate the cache, say if they changed. */
+  private toolsListed(server: string, client: McpClient, tools: Tool[]): void {
+    const before = this.index.toolsOf(server);
+    this.index.set(server, tools);
+    if (this.cache) void this.cache.save(server, this.cacheKey(this.slot(server)), client.serverInfo.version, tools);
+    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(tools)) this.emit('toolsChanged', { server });
+  }
+
+  /** Runs `work` for each slot in parallel; a failing server is left out (or, `strict`, rethrown). */
+  private async each<T>(slots: ServerSlot[], strict: boolean, work: (slot: ServerSlot) => Promise<T>): Promise<T[]> {
+    const settled = await Promise.allSettled(slots.map(work));
+    const out: T[] = [];
+    for (const result of settled) {
+      if (result.status === 'fulfilled') out.push(result.value);
+      else if (strict || (result.reason instanceof McpError && result.reason.code === 'closed')) throw result.reason;
+    }
+    return out;
+  }
+
+  private enabledSlots(view: ReadonlySet<string> | undefined): ServerSlot[] {
+    return [...this.slots.values()].filter((slot) => slot.enabled && (!view || view.has(slot.name)));
+  }
+
+  private slot(server: string, view?: ReadonlySet<string>): ServerSlot {
+    const slot = this.slots.get(server);
+    if (!slot || (view && !view.has(server))) {
+      const known = [...this.slots.keys()].filter((s) => !view || view.has(s));
+      throw new McpError('unknown-server', `no server named ${JSON.stringify(server)}${known.length ? `; configured: ${known.join(', ')}` : ''}`, {
+        server,
+      });
+    }
+    return slot;
+  }
+
+  /** Checks server names and returns them as a set; undefined means all. */
+  private view(servers: readonly string[] | undefined): ReadonlySet<string> | undefined {
+    if (servers === undefined) return undefined;
+    for (const server of servers) this.slot(server);
+    return new Set(servers);
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new McpError('closed', 'the manager was shut down', {});
+  }
+
+  private sessionCore(): SessionCore {
+    return {
+      assertOpen: () => this.assertOpen(),
+      listTools: (view) => this.toolsIn(view),
+      callTool: (view, name, args, options) => this.callIn(view, name, args, options),
+      callServerTool: (view, server, tool, args, options) => this.callServerIn(view, server, tool, args, options),
+      listResources: (view) => this.resourcesIn(view, false),
+      readResource: (view, server, uri, options) => this.readIn(view, server, uri, options),
+    };
+  }
+
+  private slotHost(): SlotHost {
+    return {
+      connectOptions: (server): ConnectOptions => ({
+        name: server,
+        clientInfo: this.options.clientInfo,
+        roots: this.options.roots,
+        maxMessageBytes: this.options.maxMessageBytes,
+        shutdownGraceMs: this.options.shutdownGraceMs,
+        listeners: {
+          stderr: (line) => this.emit('stderr', { server, line }),
+          log: (message: LogMessage) => this.emit('log', { server, ...message }),
+          noise: (line) => this.emit('log', { server, level: 'warning', logger: 'stdout', data: `skipped a non-JSON line on stdout: ${line}` }),
+          toolsChanged: () => {
+            this.index.clear(server);
+            void this.cache?.invalidate(server);
+            this.emit('toolsChanged', { server });
+          },
+        },
+      }),
+      stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
+      toolsListed: (server, client, tools) => this.toolsListed(server, client, tools),
+      exited: (server, exitCode, signal, error) =>
+        this.emit('exit', { server, ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }), ...(error ? { error } : {}) }),
+    };
+  }
+}
+
+/** The call's options, with progress also counting as activity for idle stop. */
+function withActivity(options: CallOptions, touch: () => void): CallOptions {
+  const onProgress = options.onProgress;
+  return { ...options, onProgress: (p) => (touch(), onProgress?.(p)) };
+}

@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Tool } from '../protocol/types.js';
+import type { ResolvedServer } from './config.js';
+import { sanitize, shortHash } from './tool-names.js';
+
+const FORMAT = 'lazy-mcp/tool-manifest@1';
+
+/** One server's tool list as last seen, with what it was seen under. */
+export interface ManifestEntry {
+  format: typeof FORMAT;
+  server: string;
+  /** Hash of what starts the server: a config change makes the entry stale. */
+  key: string;
+  serverVersion: string;
+  savedAt: string;
+  tools: Tool[];
+}
+
+/** Reports a cache problem; the cache never throws at its callers. */
+export type CacheProblem = (message: string, error?: unknown) => void;
+
+/**
+ * Tool lists on disk, one JSON file per server, so a new manager can show every tool
+ * without spawning anything. Writes are atomic (temp file + rename); a file that is
+ * corrupt or belongs to another config is ignored and later overwritten.
+ */
+export class ManifestCache {
+  constructor(
+    private readonly dir: string,
+    private readonly onProblem: CacheProblem,
+  ) {}
+
+  /** The key of a server's config: what it runs, with what, where. */
+  static keyOf(config: ResolvedServer): string {
+    const { command, args, env, cwd, framing } = config;
+    const sortedEnv = Object.entries(env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline'])).digest('hex');
+  }
+
+  /** The fresh entry for this server and config, or undefined (missing, stale, corrupt). */
+  async load(server: string, key: string): Promise<ManifestEntry | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.fileOf(server), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(`cannot read the tool cache of server "${server}"`, error);
+      return undefined;
+    }
+    try {
+      const entry = JSON.parse(text) as ManifestEntry;
+      const valid =
+        entry?.format === FORMAT &&
+        entry.server === server &&
+        typeof entry.key === 'string' &&
+        typeof entry.serverVersion === 'string' &&
+        Array.isArray(entry.tools) &&
+        entry.tools.every((t) => typeof t?.name === 'string' && typeof t.inputSchema === 'object' && t.inputSchema !== null);
+      if (!valid) {
+        this.onProblem(`ignoring the tool cache of server "${server}": unknown format`);
+        return undefined;
+      }
+      return entry.key === key ? entry : undefined;
+    } catch (error) {
+      this.onProblem(`ignoring the corrupt tool cache of server "${server}"`, error);
+      return undefined;
+    }
+  }
+
+  async save(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
+    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools };
+    const file = this.fileOf(server);
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await mkdir(this.dir, { recursive: true });
+      await writeFile(temp, JSON.stringify(entry));
+      await rename(temp, file);
+    } catch (error) {
+      this.onProblem(`cannot write the tool cache of server "${server}"`, error);
+      await rm(temp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  async invalidate(server: string): Promise<void> {
+    await rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(`cannot remove the tool cache of server "${server}"`, error));
+  }
+
+  private fileOf(server: string): string {
+    return join(this.dir, `${sanitize(server).slice(0, 40)}-${shortHash(server)}.json`);
+  }
+}

@@ -1,0 +1,102 @@
+import { McpError } from '../errors.js';
+import type { CallOptions, CallToolResult, ReadResourceResult } from '../protocol/types.js';
+import type { ManagedResource } from './manager.js';
+import type { ManagedTool } from './tool-index.js';
+
+type View = ReadonlySet<string> | undefined;
+
+/** What a session needs from its manager: the manager's work, limited to a view. */
+export interface SessionCore {
+  assertOpen(): void;
+  listTools(view: View): Promise<ManagedTool[]>;
+  callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  callServerTool(view: View, server: string, tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  listResources(view: View): Promise<ManagedResource[]>;
+  readResource(view: View, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult>;
+}
+
+/**
+ * One chat session's view of the shared pool: the same processes, limited to some
+ * servers. `close()` cancels this session's calls in flight and nobody else's.
+ */
+export class ToolSession {
+  private readonly inFlight = new Set<AbortController>();
+  private closed = false;
+
+  /** @internal Made by `McpServerManager.session()`. */
+  constructor(
+    private readonly core: SessionCore,
+    private readonly view: View,
+    private readonly onClose: () => void,
+  ) {}
+
+  /** The servers this session may use; undefined means all of the manager's. */
+  get servers(): string[] | undefined {
+    return this.view && [...this.view];
+  }
+
+  listTools(): Promise<ManagedTool[]> {
+    return this.guard(() => this.core.listTools(this.view));
+  }
+
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.track(options, (o) => this.core.callTool(this.view, name, args, o));
+  }
+
+  callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o));
+  }
+
+  listResources(): Promise<ManagedResource[]> {
+    return this.guard(() => this.core.listResources(this.view));
+  }
+
+  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.track(options, (o) => this.core.readResource(this.view, server, uri, o));
+  }
+
+  /** Cancels this session's calls in flight (they reject with `closed`); later calls reject with `closed`. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const controller of this.inFlight) controller.abort(this.closedError());
+    this.inFlight.clear();
+    this.onClose();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) throw this.closedError();
+    this.core.assertOpen();
+    return work();
+  }
+
+  /** Runs a request under this session's own abort, so close() reaches exactly its calls. */
+  private async track<T>(options: CallOptions, work: (options: CallOptions) => Promise<T>): Promise<T> {
+    if (this.closed) throw this.closedError();
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    this.inFlight.add(controller);
+    try {
+      return await work({ ...options, signal });
+    } catch (error) {
+      if (controller.signal.aborted && error instanceof McpError && error.code === 'cancelled') {
+        throw new McpError('closed', `${error.message.replace(/ was cancelled$/, '')} was cancelled: the session was closed`, {
+          server: error.server,
+          phase: error.phase,
+          cause: error,
+        });
+      }
+      throw error;
+    } finally {
+      this.inFlight.delete(controller);
+    }
+  }
+
+  private closedError(): McpError {
+    return new McpError('closed', 'the session was closed', {});
+  }
+}

@@ -1,0 +1,520 @@
+import { EventEmitter } from 'node:events';
+import pTimeout from 'p-timeout';
+import { createMessageConnection, type MessageConnection, type MessageWriter } from 'vscode-jsonrpc';
+import type { z } from 'zod';
+import { McpError, type McpPhase, serverLabel, stderrHint } from '../errors.js';
+import { createMessageIO, type Framing } from '../transport/framing.js';
+import { type ExitStatus, ServerProcess } from '../transport/server-process.js';
+import { MessageSplit, type NonRequestMessage } from './message-split.js';
+import { type PendingRequest, PendingRequests } from './pending-requests.js';
+import { paginate } from './paginate.js';
+import {
+  CallToolResultSchema,
+  EmptyResultSchema,
+  InitializeResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+  LogMessageParamsSchema,
+  ProgressParamsSchema,
+  ReadResourceResultSchema,
+} from './schemas.js';
+import {
+  type CallOptions,
+  type CallToolResult,
+  type Implementation,
+  type InitializeResult,
+  LATEST_PROTOCOL_VERSION,
+  type LogMessage,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Root,
+  type ServerCapabilities,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
+} from './types.js';
+
+/** How to start one stdio server: the per-server part of the config file. */
+export interface ServerConfig {
+  command: string;
+  args?: readonly string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Pass the host's whole environment, not just the safe allow-list. Default false. */
+  inheritEnv?: boolean;
+  /** Wire framing. Default `"newline"` (MCP stdio). */
+  framing?: Framing;
+  /** Per-request timeout in ms, `initialize` included. Default 30000. */
+  timeout?: number;
+}
+
+/** Listeners for a client's events; given to `connect` so none of the early ones is missed. */
+export interface McpClientEvents {
+  /** One line the server wrote to stderr. */
+  stderr: (line: string) => void;
+  /** A `notifications/message` from the server. */
+  log: (message: LogMessage) => void;
+  /** A line on stdout that is not a JSON-RPC message (a stray `console.log`); it was skipped. */
+  noise: (line: string) => void;
+  toolsChanged: () => void;
+  resourcesChanged: () => void;
+  /** The session ended; `reason` is `closed` after `close()`, else why the server went away. */
+  close: (reason: McpError) => void;
+}
+
+export interface ConnectOptions {
+  /** Labels errors and messages: `server "fs": …`. */
+  name?: string;
+  /** Sent as `clientInfo` in `initialize`. Default `{ name: "lazy-mcp", version: … }`. */
+  clientInfo?: Implementation;
+  /** Offered to the server through `roots/list`; the `roots` capability is declared only if given. */
+  roots?: Root[];
+  /** Largest accepted message in bytes; a larger one closes the connection. Default 64 MiB. */
+  maxMessageBytes?: number;
+  /** Default per-request timeout in ms when the server config has none. Default 30000. */
+  timeout?: number;
+  /** Grace for `close()` before SIGTERM/SIGKILL, in ms. Default 2000. */
+  shutdownGraceMs?: number;
+  /** Listeners attached before the server is spawned. */
+  listeners?: Partial<McpClientEvents>;
+  /** Aborts the start (spawn and handshake) only; once connected the process is the client's. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_CLIENT_INFO: Implementation = { name: 'lazy-mcp', version: '0.1.0' };
+/** How long a closed stdout may wait for the exit status, so the error can say how the server ended. */
+const EXIT_STATUS_WAIT_MS = 200;
+
+/**
+ * One MCP session over one stdio server process: the handshake, typed requests with
+ * timeouts, cancellation and progress, and the server's own requests and notifications.
+ */
+export class McpClient extends EventEmitter {
+  private readonly pending = new PendingRequests();
+  private readonly connection: MessageConnection;
+  private readonly writer: MessageWriter;
+  private readonly name: string | undefined;
+  private readonly defaultTimeout: number;
+  private nextId = 0;
+  private endReason: McpError | undefined;
+  private goingAway = false;
+  private readonly stdoutClosed: Promise<void>;
+  private markStdoutClosed!: () => void;
+  private closing: Promise<void> | undefined;
+  private init: InitializeResult | undefined;
+
+  /** Spawns the server and completes the `initialize` handshake. */
+  static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
+    const timeout = config.timeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS;
+    const process = await ServerProcess.spawn({
+      name: options.name,
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      cwd: config.cwd,
+      inheritEnv: config.inheritEnv,
+    });
+    const client = new McpClient(process, config, options);
+    const onAbort = () => void client.close();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    try {
+      // The deadline bounds the handshake only; once it settles the process is the client's.
+      await pTimeout(client.initialize(options), {
+        milliseconds: timeout,
+        message: new McpError(
+          'timeout',
+          `${serverLabel(options.name)}initialize timed out after ${timeout} ms; the server did not finish starting`,
+          { server: options.name, phase: 'initialize' },
+        ),
+      });
+    } catch (error) {
+      await client.close();
+      throw client.withStderr(error as McpError);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    return client;
+  }
+
+  private constructor(
+    private readonly process: ServerProcess,
+    config: ServerConfig,
+    private readonly options: ConnectOptions,
+  ) {
+    super();
+    this.name = options.name;
+    this.defaultTimeout = config.timeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS;
+    for (const [event, listener] of Object.entries(options.listeners ?? {})) this.on(event, listener);
+
+    process.on('stderr', (line) => this.emit('stderr', line));
+    process.on('exit', () => void this.peerGone());
+
+    const io = createMessageIO(config.framing ?? 'newline', process.stdout, process.stdin, {
+      maxMessageBytes: options.maxMessageBytes,
+    });
+    io.reader.onNoise((line) => this.emit('noise', line));
+    this.writer = io.writer;
+    const reader = new MessageSplit(io.reader, (message) => this.handle(message));
+    reader.onError((error) => {
+      if (error instanceof McpError) this.end(new McpError(error.code, `${serverLabel(this.name)}${error.message}`, { server: this.name }));
+    });
+    this.stdoutClosed = new Promise((resolve) => (this.markStdoutClosed = resolve));
+    reader.onClose(() => {
+      this.markStdoutClosed();
+      void this.peerGone();
+    });
+    this.writer.onError(() => void this.peerGone());
+
+    this.connection = createMessageConnection(reader, this.writer);
+    this.connection.onRequest('ping', () => ({}));
+    const roots = options.roots;
+    if (roots) this.connection.onRequest('roots/list', () => ({ roots }));
+    this.connection.onError(() => undefined);
+    this.connection.listen();
+  }
+
+  /** The server's `initialize` answer: `serverInfo`, `capabilities`, `instructions`, `protocolVersion`. */
+  get serverInfo(): Implementation {
+    return this.initialized.serverInfo;
+  }
+  get capabilities(): ServerCapabilities {
+    return this.initialized.capabilities;
+  }
+  get instructions(): string | undefined {
+    return this.initialized.instructions;
+  }
+  get protocolVersion(): string {
+    return this.initialized.protocolVersion;
+  }
+  get pid(): number {
+    return this.process.pid;
+  }
+  /** Whether the session still works (not closed, server not gone). */
+  get isOpen(): boolean {
+    return this.endReason === undefined;
+  }
+  /** Requests waiting for an answer. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+  stderrTail(): string[] {
+    return this.process.stderrTail();
+  }
+
+  listTools(options?: CallOptions): Promise<Tool[]> {
+    return paginate(this.name, 'tools/list', 'tools', (cursor) =>
+      this.request('tools/list', cursor === undefined ? {} : { cursor }, ListToolsResultSchema, 'tools/list', options),
+    );
+  }
+
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.request('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, true, `tools/call ${JSON.stringify(name)}`);
+  }
+
+  listResources(options?: CallOptions): Promise<Resource[]> {
+    return paginate(this.name, 'resources/list', 'resources', (cursor) =>
+      this.request('resources/list', cursor === undefined ? {} : { cursor }, ListResourcesResultSchema, 'resources/list', options),
+    );
+  }
+
+  listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
+    return paginate(this.name, 'resources/templates/list', 'resourceTemplates', (cursor) =>
+      this.request(
+        'resources/templates/list',
+        cursor === undefined ? {} : { cursor },
+        ListResourceTemplatesResultSchema,
+        'resources/templates/list',
+        options,
+      ),
+    );
+  }
+
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.request('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, false, `resources/read ${JSON.stringify(uri)}`);
+  }
+
+  async ping(options?: CallOptions): Promise<void> {
+    await this.request('ping', {}, EmptyResultSchema, 'ping', options);
+  }
+
+  /**
+   * The one request path under every typed method: sends, waits with a timeout that
+   * progress may restart, cancels on timeout or abort, and validates the answer.
+   */
+  request<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: S,
+    phase: McpPhase,
+    options: CallOptions = {},
+    withProgress = options.onProgress !== undefined,
+    label = method,
+  ): Promise<z.infer<S>> {
+    if (this.endReason) return Promise.reject(this.errorAfterEnd(phase));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(this.cancelledError(label, phase, signal));
+    const id = ++this.nextId;
+    const timeoutMs = options.timeout ?? this.defaultTimeout;
+    return new Promise((resolve, reject) => {
+      const request: PendingRequest = {
+        id,
+        label,
+        phase,
+        schema,
+        timeoutMs,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+        onProgress: options.onProgress,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      };
+      if (Number.isFinite(timeoutMs)) {
+        request.timer = setTimeout(() => this.cancel(id, this.timeoutError(request, timeoutMs)), timeoutMs);
+      }
+      if (options.maxTotalTimeout !== undefined) {
+        const total = options.maxTotalTimeout;
+        request.totalTimer = setTimeout(() => this.cancel(id, this.timeoutError(request, total, ' in total')), total);
+      }
+      if (signal) {
+        request.signal = signal;
+        request.onAbort = () => this.cancel(id, this.cancelledError(label, phase, signal));
+        signal.addEventListener('abort', request.onAbort, { once: true });
+      }
+      this.pending.add(request);
+      const sent = withProgress ? { ...params, _meta: { ...(params._meta as object), progressToken: id } } : params;
+      this.writer.write({ jsonrpc: '2.0', id, method, params: sent } as never).catch(() => void this.peerGone());
+    });
+  }
+
+  /** Sends a notification to the server. */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.endReason) throw this.errorAfterEnd(undefined);
+    await this.writer.write({ jsonrpc: '2.0', method, params } as never);
+  }
+
+  /**
+   * Ends the session: pending requests reject with `closed`, then the server process is
+   * closed (stdin, SIGTERM, SIGKILL within `shutdownGraceMs`). Idempotent; never throws.
+   */
+  close(graceMs = this.options.shutdownGraceMs ?? 2000): Promise<void> {
+    this.closing ??= (async () => {
+      this.end(new McpError('closed', `${serverLabel(this.name)}the connection was closed`, { server: this.name }));
+      await this.process.close(graceMs);
+    })();
+    return this.closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private get initialized(): InitializeResult {
+    if (!this.init) throw new McpError('protocol-error', `${serverLabel(this.name)}the session is not initialized`, { server: this.name });
+    return this.init;
+  }
+
+  private async initialize(options: ConnectOptions): Promise<void> {
+    const result = await this.request(
+      'initialize',
+      {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: options.roots ? { roots: { listChanged: false } } : {},
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      },
+      InitializeResultSchema,
+      'initialize',
+      { timeout: Infinity },
+    );
+    if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
+      throw new McpError(
+        'protocol-error',
+        `${serverLabel(this.name)}the server answered protocol version ${JSON.stringify(result.protocolVersion)} to our ${LATEST_PROTOCOL_VERSION}; ` +
+          `lazy-mcp speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+        { server: this.name, phase: 'initialize' },
+      );
+    }
+    this.init = result;
+    await this.notify('notifications/initialized');
+  }
+
+  private handle(message: NonRequestMessage): void {
+    if (message.kind === 'response') this.settle(message.id, message.result, message.error);
+    else if (message.kind === 'notification') this.notification(message.method, message.params);
+    else this.emit('noise', JSON.stringify(message.message).slice(0, 1000));
+  }
+
+  private settle(id: unknown, result: unknown, error: unknown): void {
+    // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
+    const request = this.pending.take(id);
+    if (!request) return;
+    if (error !== undefined) {
+      request.reject(this.rpcError(request, error));
+      return;
+    }
+    const parsed = request.schema.safeParse(result);
+    if (parsed.success) request.resolve(parsed.data);
+    else {
+      const issue = parsed.error.issues[0];
+      const where = issue.path.length > 0 ? issue.path.join('.') : 'result';
+      request.reject(
+        new McpError('protocol-error', `${serverLabel(this.name)}invalid ${request.phase} result: ${where}: ${issue.message}`, {
+          server: this.name,
+          phase: request.phase,
+          cause: parsed.error,
+        }),
+      );
+    }
+  }
+
+  private notification(method: string, params: unknown): void {
+    switch (method) {
+      case 'notifications/progress': {
+        const parsed = ProgressParamsSchema.safeParse(params);
+        const request = parsed.success ? this.pending.get(parsed.data.progressToken) : undefined;
+        if (!parsed.success || !request) return;
+        if (request.resetTimeoutOnProgress) request.timer?.refresh();
+        const { progress, total, message } = parsed.data;
+        try {
+          request.onProgress?.({ progress, total, message });
+        } catch {
+          // A listener's bug must not break the connection.
+        }
+        return;
+      }
+      case 'notifications/message': {
+        const parsed = LogMessageParamsSchema.safeParse(params);
+        if (parsed.success) this.emit('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
+        return;
+      }
+      case 'notifications/tools/list_changed':
+        this.emit('toolsChanged');
+        return;
+      case 'notifications/resources/list_changed':
+        this.emit('resourcesChanged');
+        return;
+      default:
+      // Other notifications (cancelled, resources/updated, …) need nothing from us.
+    }
+  }
+
+  /** Gives up on a request: tells the server (never for `initialize`) and rejects the caller. */
+  private cancel(id: number, error: McpError): void {
+    const request = this.pending.take(id);
+    if (!request) return;
+    if (request.phase !== 'initialize' && !this.endReason) {
+      this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
+    }
+    request.reject(error);
+  }
+
+  /**
+   * The process exited, its stdout closed, or a write failed. Answers may still sit in
+   * the pipe after an exit, and the exit status may lag a closed stdout, so wait a
+   * moment (bounded) for both before failing what is pending.
+   */
+  private async peerGone(): Promise<void> {
+    if (this.endReason || this.goingAway) return;
+    this.goingAway = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([this.process.exited, this.stdoutClosed]),
+      new Promise((resolve) => (timer = setTimeout(resolve, EXIT_STATUS_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    const status = this.process.exitStatus;
+    if (status) this.end(this.peerExited(status));
+    else {
+      const tail = this.process.stderrTail();
+      this.end(
+        new McpError('peer-eof', `${serverLabel(this.name)}the server closed its stdout${stderrHint(tail)}`, {
+          server: this.name,
+          stderrTail: tail,
+        }),
+      );
+    }
+  }
+
+  /** The session is over: everything pending rejects at once, and a live process is stopped. */
+  private end(reason: McpError): void {
+    if (this.endReason) return;
+    this.endReason = reason;
+    this.pending.rejectAll((request) => this.withPhase(reason, request));
+    this.connection?.dispose();
+    if (reason.code !== 'closed' && this.process.alive) void this.close();
+    this.emit('close', reason);
+  }
+
+  private peerExited(status: ExitStatus): McpError {
+    const tail = this.process.stderrTail();
+    const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`;
+    return new McpError('peer-exited', `${serverLabel(this.name)}the server process ${how}${stderrHint(tail)}`, {
+      server: this.name,
+      exitCode: status.exitCode,
+      signal: status.signal,
+      stderrTail: tail,
+    });
+  }
+
+  /** The end reason, restated for one request so it names that request's phase. */
+  private withPhase(reason: McpError, request: Pick<PendingRequest, 'phase' | 'label'>): McpError {
+    const detail = reason.message.slice(serverLabel(this.name).length);
+    return new McpError(reason.code, `${serverLabel(this.name)}${request.label} failed: ${detail}`, {
+      server: this.name,
+      phase: request.phase,
+      exitCode: reason.exitCode,
+      signal: reason.signal,
+      stderrTail: reason.stderrTail,
+      cause: reason.code === 'closed' ? undefined : reason,
+    });
+  }
+
+  private errorAfterEnd(phase: McpPhase | undefined): McpError {
+    const reason = this.endReason as McpError;
+    return this.withPhase(reason, { phase: phase ?? (reason.phase as McpPhase), label: phase ?? 'request' });
+  }
+
+  private timeoutError(request: PendingRequest, ms: number, qualifier = ''): McpError {
+    return new McpError('timeout', `${serverLabel(this.name)}${request.label} timed out after ${ms} ms${qualifier}; the request was cancelled`, {
+      server: this.name,
+      phase: request.phase,
+    });
+  }
+
+  private cancelledError(label: string, phase: McpPhase, signal: AbortSignal): McpError {
+    return new McpError('cancelled', `${serverLabel(this.name)}${label} was cancelled`, {
+      server: this.name,
+      phase,
+      cause: signal.reason,
+    });
+  }
+
+  private rpcError(request: PendingRequest, error: unknown): McpError {
+    const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
+    const rpc = {
+      code: typeof e.code === 'number' ? e.code : 0,
+      message: typeof e.message === 'string' ? e.message : JSON.stringify(error),
+      ...(e.data === undefined ? {} : { data: e.data }),
+    };
+    return new McpError('rpc-error', `${serverLabel(this.name)}${request.label} failed: ${rpc.message} (JSON-RPC error ${rpc.code})`, {
+      server: this.name,
+      phase: request.phase,
+      rpc,
+    });
+  }
+
+  /** Attaches the stderr tail to a start-up error that does not carry one yet. */
+  private withStderr(error: McpError): McpError {
+    if (!(error instanceof McpError) || error.stderrTail) return error;
+    const tail = this.process.stderrTail();
+    if (tail.length === 0) return error;
+    return new McpError(error.code, `${error.message}${stderrHint(tail)}`, {
+      server: error.server,
+      phase: error.phase,
+      rpc: error.rpc,
+      stderrTail: tail,
+      cause: error.cause,
+    });
+  }
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+
+// Shapes of what MCP servers send back, checked at run time before a caller sees them.
+// Objects are loose: a newer server may add fields, and we pass them through untouched.
+// Content is checked for its shape (a `type` and the fields a client reads), not byte by byte.
+
+const meta = z.record(z.string(), z.unknown()).optional();
+
+const annotations = z.looseObject({}).optional();
+
+export const ToolSchema = z.looseObject({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.looseObject({ type: z.string().optional() }),
+  outputSchema: z.looseObject({}).optional(),
+  annotations,
+  _meta: meta,
+});
+
+export const ListToolsResultSchema = z.looseObject({
+  tools: z.array(ToolSchema),
+  nextCursor: z.string().optional(),
+  _meta: meta,
+});
+
+const TextContent = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ImageContent = z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string() });
+const AudioContent = z.looseObject({ type: z.literal('audio'), data: z.string(), mimeType: z.string() });
+const ResourceLink = z.looseObject({ type: z.literal('resource_link'), uri: z.string(), name: z.string() });
+const EmbeddedResource = z.looseObject({
+  type: z.literal('resource'),
+  resource: z.looseObject({ uri: z.string() }),
+});
+// A content type from a newer revision is passed through rather than failing the call.
+const OtherContent = z.looseObject({ type: z.string() });
+
+export const ContentBlockSchema = z.union([
+  TextContent,
+  ImageContent,
+  AudioContent,
+  ResourceLink,
+  EmbeddedResource,
+  OtherContent.refine((c) => !['text', 'image', 'audio', 'resource_link', 'resource'].includes(c.type), {
+    message: 'content block is missing a field its type requires',
+  }),
+]);
+
+export const CallToolResultSchema = z.looseObject({
+  content: z.array(ContentBlockSchema).default([]),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  isError: z.boolean().optional(),
+  _meta: meta,
+});
+
+export const ResourceSchema = z.looseObject({
+  uri: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  size: z.number().optional(),
+  annotations,
+  _meta: meta,
+});
+
+export const ListResourcesResultSchema = z.looseObject({
+  resources: z.array(ResourceSchema),
+  nextCursor: z.string().optional(),
+  _meta: meta,
+});
+
+export const ResourceTemplateSchema = z.looseObject({
+  uriTemplate: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  annotations,
+  _meta: meta,
+});
+
+export const ListResourceTemplatesResultSchema = z.looseObject({
+  resourceTemplates: z.array(ResourceTemplateSchema),
+  nextCursor: z.string().optional(),
+  _meta: meta,
+});
+
+const ResourceContentsSchema = z.union([
+  z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
+  z.looseObject({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
+]);
+
+export const ReadResourceResultSchema = z.looseObject({
+  contents: z.array(ResourceContentsSchema),
+  _meta: meta,
+});
+
+export const InitializeResultSchema = z.looseObject({
+  protocolVersion: z.string(),
+  capabilities: z.looseObject({
+    tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
+    resources: z.looseObject({ subscribe: z.boolean().optional(), listChanged: z.boolean().optional() }).optional(),
+    prompts: z.looseObject({}).optional(),
+    logging: z.looseObject({}).optional(),
+  }),
+  serverInfo: z.looseObject({ name: z.string(), version: z.string(), title: z.string().optional() }),
+  instructions: z.string().optional(),
+  _meta: meta,
+});
+
+export const EmptyResultSchema = z.looseObject({ _meta: meta });
+
+export const ProgressParamsSchema = z.looseObject({
+  progressToken: z.union([z.string(), z.number()]),
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional(),
+});
+
+export const LogMessageParamsSchema = z.looseObject({
+  level: z.string(),
+  logger: z.string().optional(),
+  data: z.unknown(),
+});

@@ -1,0 +1,223 @@
+import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { registerGroup, unregisterGroup } from './exit-hook.js';
+import { groupIsEmpty, signalGroup } from './process-group.js';
+import { resolveSpec, spawned, spawnFailed, startChild, type Child, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
+import { LineSplitter, StderrTail } from './stderr-tail.js';
+
+export type { ProcessSpec } from './spawn-child.js';
+
+/** How a process ended: exactly one of the two is set. */
+export interface ExitStatus {
+  exitCode?: number;
+  signal?: string;
+}
+
+/** Events of a {@link ServerProcess}. */
+export interface ServerProcessEvents {
+  /** One stderr line, without its line ending; blank lines are skipped. */
+  stderr: [line: string];
+  /** The process has exited; emitted once, when `exited` settles. */
+  exit: [status: ExitStatus];
+}
+
+/** `close()`'s default grace, in ms. */
+export const DEFAULT_CLOSE_GRACE_MS = 2000;
+/** How much longer than its grace `close()` may take at most, in ms. */
+export const CLOSE_HARD_BOUND_MS = 1000;
+const POLL_MS = 25;
+/** How long to wait after the exit for its last stderr lines, which usually explain it. */
+const STDERR_FLUSH_MS = 100;
+const ORPHAN_WATCH_MS = 500;
+
+/**
+ * One running server process. It owns the process's whole lifetime: nothing but
+ * `close()`, the process's own exit or the host's exit ends it — no timeout or
+ * AbortSignal of whoever started it.
+ */
+export class ServerProcess extends EventEmitter<ServerProcessEvents> {
+  /** The leader's pid; also the id of its process group. */
+  readonly pid: number;
+  readonly stdin: Writable;
+  /** The server's stdout, raw Buffers; read it (attaching a reader late loses nothing). */
+  readonly stdout: Readable;
+  /** Settles once when the process has exited; never rejects. */
+  readonly exited: Promise<ExitStatus>;
+  readonly #tail: StderrTail;
+  #exitStatus: ExitStatus | undefined;
+  #closing: Promise<void> | undefined;
+  #orphanWatch: NodeJS.Timeout | undefined;
+
+  /**
+   * Starts a server. Resolves once the OS has started it; rejects with `spawn-failed`
+   * (command not found, not executable, missing working directory) or `invalid-config`.
+   */
+  static async spawn(spec: ProcessSpec): Promise<ServerProcess> {
+    const resolved = resolveSpec(spec);
+    // Node reports a missing cwd as ENOENT of the command, which would send users looking for the wrong thing.
+    await checkCwd(resolved);
+    let child: Child;
+    try {
+      child = startChild(resolved);
+    } catch (error) {
+      throw spawnFailed(resolved, error);
+    }
+    // Node sets a pid exactly when the OS has started the process. Attach to it before
+    // anything else runs, so no early output is missed and the exit hook knows it at once.
+    const server = child.pid === undefined ? undefined : new ServerProcess(child, resolved);
+    try {
+      await spawned(child);
+    } catch (error) {
+      void server?.close(0);
+      throw spawnFailed(resolved, error);
+    }
+    return server!;
+  }
+
+  private constructor(child: Child, spec: ResolvedSpec) {
+    super();
+    this.pid = child.pid!;
+    this.stdin = child.stdin;
+    this.stdout = child.stdout;
+    this.#tail = new StderrTail(spec.stderrTailLines, spec.stderrTailBytes);
+    registerGroup(this.pid);
+    // After spawn, errors here only echo the exit (EPIPE, ECONNRESET); `exited` reports it. Unheard, they would crash the host.
+    const ignore = () => {};
+    child.on('error', ignore);
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream.on('error', ignore);
+    holdUntilReaderCanAttach(this.stdout);
+    const stderrDone = this.#drainStderr(child.stderr);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        const status: ExitStatus = Object.freeze(signal ? { signal } : { exitCode: code ?? 0 });
+        if (this.#closing === undefined) this.#forgetGroupWhenEmpty();
+        void raceTimeout(stderrDone, STDERR_FLUSH_MS).then(() => {
+          this.#exitStatus = status;
+          resolve(status);
+          this.emit('exit', status);
+        });
+      });
+    });
+  }
+
+  /** How the process ended; `undefined` while it runs. */
+  get exitStatus(): ExitStatus | undefined {
+    return this.#exitStatus;
+  }
+
+  get alive(): boolean {
+    return this.#exitStatus === undefined;
+  }
+
+  /** A copy of the last stderr lines, oldest first. */
+  stderrTail(): string[] {
+    return this.#tail.lines();
+  }
+
+  /**
+   * Stops the process and everything it started: ends stdin at once, SIGTERM to its
+   * process group at `graceMs / 2`, SIGKILL at `graceMs`. Resolves when the group is
+   * empty, and never later than `graceMs` + 1000 ms. Idempotent; never rejects.
+   *
+   * @param graceMs ms the server gets to exit by itself. Default 2000.
+   */
+  close(graceMs = DEFAULT_CLOSE_GRACE_MS): Promise<void> {
+    this.#closing ??= this.#terminate(Number.isFinite(graceMs) && graceMs >= 0 ? graceMs : DEFAULT_CLOSE_GRACE_MS);
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #terminate(graceMs: number): Promise<void> {
+    const pid = this.pid;
+    const deadline = Date.now() + graceMs + CLOSE_HARD_BOUND_MS;
+    const term = unrefTimer(graceMs / 2, () => signalGroup(pid, 'SIGTERM'));
+    const kill = unrefTimer(graceMs, () => signalGroup(pid, 'SIGKILL'));
+    try {
+      this.stdin.end();
+      await raceTimeout(this.exited, deadline - Date.now());
+      // A wrapper such as npx may be gone while what it started lives on in its group.
+      while (!groupIsEmpty(pid) && Date.now() < deadline) await delay(Math.min(POLL_MS, deadline - Date.now()));
+    } catch {
+      // close() never rejects; the exit hook remains for whatever is left.
+    } finally {
+      clearTimeout(term);
+      clearTimeout(kill);
+      this.#forgetGroupWhenEmpty();
+    }
+  }
+
+  #drainStderr(stderr: Readable): Promise<void> {
+    const splitter = new LineSplitter();
+    const onLine = (line: string) => {
+      if (line.trim() === '') return;
+      this.#tail.push(line);
+      this.emit('stderr', line);
+    };
+    stderr.on('data', (chunk: Buffer) => splitter.push(chunk).forEach(onLine));
+    return new Promise((resolve) => {
+      stderr.once('close', () => {
+        splitter.end().forEach(onLine);
+        resolve();
+      });
+    });
+  }
+
+  /** Unregisters the group from the exit hook as soon as it is empty, so its number, once free for reuse, is never signalled. */
+  #forgetGroupWhenEmpty(): void {
+    const forgetIfEmpty = () => {
+      if (!groupIsEmpty(this.pid)) return false;
+      clearInterval(this.#orphanWatch);
+      unregisterGroup(this.pid);
+      return true;
+    };
+    if (!forgetIfEmpty()) this.#orphanWatch ??= setInterval(forgetIfEmpty, ORPHAN_WATCH_MS).unref();
+  }
+}
+
+async function checkCwd(spec: ResolvedSpec): Promise<void> {
+  if (spec.cwd === undefined) return;
+  const cwd = resolvePath(spec.cwd);
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(cwd)).isDirectory();
+  } catch (error) {
+    throw spawnFailed(spec, error, `working directory ${JSON.stringify(cwd)} does not exist`);
+  }
+  if (!isDirectory) throw spawnFailed(spec, undefined, `working directory ${JSON.stringify(cwd)} is not a directory`);
+}
+
+/**
+ * execa resumes an unread stdout one macrotask after the spawn (with `buffer: false`),
+ * so a reader attached a moment later would miss the server's first messages. A
+ * 'readable' listener keeps the stream paused until then; removing it restores the
+ * plain state: flowing if a 'data' reader attached meanwhile, otherwise waiting for one.
+ */
+function holdUntilReaderCanAttach(stdout: Readable): void {
+  const hold = () => {};
+  stdout.on('readable', hold);
+  setImmediate(() => stdout.off('readable', hold));
+}
+
+function unrefTimer(ms: number, run: () => void): NodeJS.Timeout {
+  return setTimeout(run, ms).unref();
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => unrefTimer(Math.max(0, ms), resolve));
+}
+
+/** Waits for `promise`, but at most `ms`; never rejects. */
+async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = unrefTimer(Math.max(0, ms), resolve)));
+  try {
+    await Promise.race([promise.then(undefined, () => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

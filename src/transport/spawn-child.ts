@@ -1,0 +1,132 @@
+import { execa } from 'execa';
+import { McpError, serverLabel } from '../errors.js';
+import { safeEnvironment } from './child-env.js';
+
+/** How to start one server process. */
+export interface ProcessSpec {
+  /** Labels errors: `server "fs": …`. */
+  name?: string;
+  /** The program; looked up on the child's PATH. No shell is involved. */
+  command: string;
+  /** Passed as given, no quoting or expansion. Default none. */
+  args?: readonly string[];
+  /** The server's own variables, on top of the safe host variables. */
+  env?: Record<string, string>;
+  /** Working directory. Default the host's. */
+  cwd?: string;
+  /** Pass the host's whole environment instead of the safe allow-list. Default false. */
+  inheritEnv?: boolean;
+  /** Lines of stderr kept. Default 50. */
+  stderrTailLines?: number;
+  /** Bytes of stderr kept at most (each line is also cut to 4096 characters). Default 16384. */
+  stderrTailBytes?: number;
+}
+
+/** A {@link ProcessSpec} with defaults filled in and values checked. */
+export interface ResolvedSpec {
+  name: string | undefined;
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+  inheritEnv: boolean;
+  stderrTailLines: number;
+  stderrTailBytes: number;
+}
+
+/** Fills defaults and checks types; throws `invalid-config` naming the field and the value. */
+export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
+  const fail = (field: string, expected: string, value: unknown): never => {
+    throw new McpError(
+      'invalid-config',
+      `${serverLabel(spec.name)}invalid \`${field}\`: expected ${expected}, got ${describe(value)}`,
+      { server: spec.name, phase: 'config' },
+    );
+  };
+  const { command, args = [], env = {}, cwd, inheritEnv = false, stderrTailLines = 50, stderrTailBytes = 16384 } = spec;
+  if (typeof command !== 'string' || command === '') fail('command', 'a non-empty string', command);
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) fail('args', 'an array of strings', args);
+  if (typeof env !== 'object' || env === null || !Object.values(env).every((v) => typeof v === 'string')) {
+    fail('env', 'an object of strings', env);
+  }
+  if (cwd !== undefined && typeof cwd !== 'string') fail('cwd', 'a string', cwd);
+  if (typeof inheritEnv !== 'boolean') fail('inheritEnv', 'a boolean', inheritEnv);
+  if (!Number.isSafeInteger(stderrTailLines) || stderrTailLines < 0) fail('stderrTailLines', 'a non-negative integer', stderrTailLines);
+  if (!Number.isSafeInteger(stderrTailBytes) || stderrTailBytes < 0) fail('stderrTailBytes', 'a non-negative integer', stderrTailBytes);
+  return { name: spec.name, command, args, env, cwd, inheritEnv, stderrTailLines, stderrTailBytes };
+}
+
+/**
+ * Starts the child. Every option that could end or buffer it is off: the
+ * ServerProcess alone owns its lifetime, and a long-lived server's output must not
+ * pile up in memory. stdout stays the raw pipe (Buffers, no decoding, no splitting).
+ */
+export function startChild(spec: ResolvedSpec) {
+  const child = execa(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: safeEnvironment(spec.env, spec.inheritEnv),
+    extendEnv: false,
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: false,
+    encoding: 'buffer',
+    lines: false,
+    stripFinalNewline: false,
+    reject: false,
+    cleanup: false,
+    forceKillAfterDelay: false,
+    detached: true, // its own process group, so close() can signal everything it starts
+    windowsHide: true,
+    shell: false,
+    preferLocal: false,
+    ipc: false,
+    // NODE_DEBUG=execa would otherwise turn on a verbose mode that reads stdout line by line too.
+    verbose: 'none',
+  });
+  // With `reject: false` it should never reject; make sure a surprise is never unhandled.
+  child.catch(() => {});
+  return child;
+}
+
+export type Child = ReturnType<typeof startChild>;
+
+/** Resolves on the OS's 'spawn', rejects with the reason it could not start. */
+export function spawned(child: Child): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onSpawn = () => {
+      child.off('error', onError);
+      resolve();
+    };
+    const onError = (error: unknown) => {
+      child.off('spawn', onSpawn);
+      reject(error);
+    };
+    child.once('spawn', onSpawn);
+    child.once('error', onError);
+    // When spawn() throws synchronously, execa returns a stand-in that never emits; only its result tells why.
+    if (child.pid === undefined) child.then((result) => onError('cause' in result ? result.cause : result), onError);
+  });
+}
+
+/** The `spawn-failed` error for `spec`, with a reason people can act on. */
+export function spawnFailed(spec: ResolvedSpec, error: unknown, reason = describeSpawnError(error)): McpError {
+  if (error instanceof McpError) return error;
+  return new McpError('spawn-failed', `${serverLabel(spec.name)}cannot start ${JSON.stringify(spec.command)}: ${reason}`, {
+    server: spec.name,
+    phase: 'spawn',
+    cause: error,
+  });
+}
+
+function describeSpawnError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'command not found (ENOENT); check that it is installed and on PATH';
+  if (code === 'EACCES') return 'permission denied (EACCES); check that the file is executable';
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describe(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? 'an array' : String(value);
+  return `${text.length > 60 ? `${text.slice(0, 60)}…` : text} (${value === null ? 'null' : typeof value})`;
+}

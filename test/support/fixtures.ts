@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ServerConfig } from '../../src/protocol/client.js';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+
+/** A server config that runs `test/fixtures/<name>` with this Node. */
+export function fixture(name: string, ...args: string[]): ServerConfig & { command: string; args: string[] } {
+  return { command: process.execPath, args: [resolve(repoRoot, 'test/fixtures', name), ...args] };
+}
+
+/** A server config that runs one of the reference servers installed from npm. */
+export function referenceServer(pkg: 'everything' | 'filesystem' | 'memory', ...args: string[]): ServerConfig & { command: string; args: string[] } {
+  return {
+    command: process.execPath,
+    args: [resolve(repoRoot, `node_modules/@modelcontextprotocol/server-${pkg}/dist/index.js`), ...args],
+  };
+}
+
+/** True while a process with this pid exists (and is not a zombie). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return true;
+  }
+}
+
+/** Polls `check` until it holds or `ms` pass; returns whether it held. */
+export async function waitFor(check: () => boolean, ms = 5000, every = 10): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, every));
+  }
+  return true;
+}
