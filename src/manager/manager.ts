@@ -123,22 +123,22 @@ export class McpServerManager extends EventEmitter {
   }
 
   /** Every tool of the enabled servers, starting (in parallel) only those whose tools are unknown. */
-  listTools(options: { servers?: string[] } = {}): Promise<ManagedTool[]> {
+  async listTools(options: { servers?: string[] } = {}): Promise<ManagedTool[]> {
     return this.toolsIn(this.view(options.servers));
   }
 
   /** Calls a tool by its public name; only the server that owns it is started. */
-  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     return this.callIn(undefined, name, args, options);
   }
 
   /** Calls a tool by its server and its own name. */
-  callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+  async callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     return this.callServerIn(undefined, server, tool, args, options);
   }
 
   /** Resources of one server, or of every enabled server (started in parallel; failures left out). */
-  listResources(server?: string): Promise<ManagedResource[]> {
+  async listResources(server?: string): Promise<ManagedResource[]> {
     return this.resourcesIn(server === undefined ? undefined : this.view([server]), server !== undefined);
   }
 
@@ -152,7 +152,7 @@ export class McpServerManager extends EventEmitter {
     return lists.flat();
   }
 
-  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+  async readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
     return this.readIn(undefined, server, uri, options);
   }
 
@@ -211,7 +211,7 @@ export class McpServerManager extends EventEmitter {
     return this.invoke(this.slot(target.server), target.tool.name, args, options, name);
   }
 
-  private callServerIn(
+  private async callServerIn(
     view: ReadonlySet<string> | undefined,
     server: string,
     tool: string,
@@ -231,7 +231,7 @@ export class McpServerManager extends EventEmitter {
     return lists.flat();
   }
 
-  private readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
+  private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
     return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)));
   }

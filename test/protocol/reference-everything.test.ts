@@ -42,7 +42,7 @@ describe('against @modelcontextprotocol/server-everything', () => {
   });
 
   it('returns an invalid-arguments failure as an error it can explain', async () => {
-    const outcome = await client.callTool('get-sum', { a: 'two' }).then(
+    const outcome: { isError?: boolean; code?: string } = await client.callTool('get-sum', { a: 'two' }).then(
       (result) => ({ isError: result.isError }),
       (error) => ({ code: error.code }),
     );

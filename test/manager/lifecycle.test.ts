@@ -1,0 +1,165 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { McpServerManager } from '../../src/manager/manager.js';
+import type { ManagerEvents } from '../../src/manager/manager.js';
+import { fixture, isAlive, waitFor } from '../support/fixtures.js';
+
+const managers: McpServerManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+});
+function manage(servers: Record<string, object>, options = {}): McpServerManager {
+  const manager = McpServerManager.fromConfig({ mcpServers: servers }, options);
+  managers.push(manager);
+  return manager;
+}
+const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+
+describe('crashes', () => {
+  it('fails the calls on a server that crashes mid-call, then starts it again on next use', async () => {
+    const manager = manage({ echo: fixture('echo-server.mjs') });
+    const exits: ManagerEvents['exit'][] = [];
+    manager.on('exit', (e) => exits.push(e));
+    const pending = manager.callTool('mcp__echo__slow', { ms: 10_000 }).catch((e) => e);
+    const crash = await manager.callTool('mcp__echo__crash').catch((e) => e);
+    expect(crash).toMatchObject({ code: 'peer-exited', server: 'echo', phase: 'tools/call', exitCode: 3, stderrTail: ['about to crash'] });
+    expect((await pending).code).toBe('peer-exited');
+    expect(manager.status().echo).toMatchObject({ state: 'stopped', lastError: { code: 'peer-exited' } });
+    expect(exits).toEqual([expect.objectContaining({ server: 'echo', exitCode: 3, error: expect.objectContaining({ code: 'peer-exited' }) })]);
+
+    expect(textOf(await manager.callTool('mcp__echo__echo', { text: 'back' }))).toBe('back');
+    expect(manager.status().echo).toMatchObject({ state: 'ready', restarts: 1 });
+  });
+
+  it('never retries a tools/call on its own', async () => {
+    const manager = manage({ echo: fixture('echo-server.mjs') });
+    const starts: string[] = [];
+    manager.on('stateChange', ({ to }) => to === 'starting' && starts.push(to));
+    await expect(manager.callTool('mcp__echo__crash')).rejects.toMatchObject({ code: 'peer-exited' });
+    expect(starts).toHaveLength(1);
+  });
+});
+
+describe('backoff after failed starts', () => {
+  it('backs off 250 ms doubling, fails fast meanwhile, and is failed after 5 in a row until restart()', async () => {
+    const flag = join(mkdtempSync(join(tmpdir(), 'lazy-mcp-flaky-')), 'ready');
+    const manager = manage({ flaky: fixture('flaky-start.mjs', flag) });
+    const waits: number[] = [];
+    let backoffAt = 0;
+    manager.on('stateChange', ({ to }) => {
+      if (to === 'backoff') backoffAt = Date.now();
+      if (to === 'stopped') waits.push(Date.now() - backoffAt);
+    });
+
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const error = await manager.callServerTool('flaky', 'echo').catch((e) => e);
+      expect(error).toMatchObject({ code: 'peer-exited', phase: 'initialize', exitCode: 2 });
+      if (attempt < 5) {
+        expect(manager.status().flaky.state).toBe('backoff');
+        const fast = await manager.callServerTool('flaky', 'echo').catch((e) => e);
+        expect(fast.code).toBe('unavailable');
+        expect(fast.cause).toBe(error);
+        expect(fast.message).toContain('backing off');
+        expect(await waitFor(() => manager.status().flaky.state === 'stopped', 10_000)).toBe(true);
+      }
+    }
+    expect(manager.status().flaky).toMatchObject({ state: 'failed', lastError: { code: 'peer-exited' } });
+    expect(waits).toHaveLength(4);
+    waits.forEach((wait, i) => expect(wait).toBeGreaterThanOrEqual(250 * 2 ** i - 20));
+    const failed = await manager.callServerTool('flaky', 'echo').catch((e) => e);
+    expect(failed.code).toBe('unavailable');
+    expect(failed.message).toContain('call restart("flaky")');
+
+    await expect(manager.restart('flaky')).rejects.toMatchObject({ code: 'peer-exited' });
+    writeFileSync(flag, '');
+    await manager.restart('flaky');
+    expect(manager.status().flaky.state).toBe('ready');
+    expect(textOf(await manager.callServerTool('flaky', 'echo', { text: 'up' }))).toBe('up');
+  });
+});
+
+describe('idle stop', () => {
+  it('stops a server with nothing in flight for idleTimeout and starts it again on next use', async () => {
+    const manager = manage({ echo: { ...fixture('echo-server.mjs'), idleTimeout: 300 } });
+    await manager.callTool('mcp__echo__echo', { text: 'a' });
+    const pid = manager.status().echo.pid as number;
+    // A call longer than the idle timeout keeps it alive, and so does its progress.
+    await manager.callTool('mcp__echo__slow', { ms: 700, interval: 100 });
+    expect(manager.status().echo.pid).toBe(pid);
+    expect(await waitFor(() => manager.status().echo.state === 'stopped', 5000)).toBe(true);
+    expect(await waitFor(() => !isAlive(pid), 3000)).toBe(true);
+    expect(textOf(await manager.callTool('mcp__echo__echo', { text: 'b' }))).toBe('b');
+    expect(manager.status().echo).toMatchObject({ state: 'ready', restarts: 1 });
+    expect(manager.status().echo.pid).not.toBe(pid);
+  });
+});
+
+describe('shutdown', () => {
+  it('closes every server in parallel, rejects pending and later calls with closed, and leaves no process', async () => {
+    const manager = manage({ a: fixture('echo-server.mjs'), b: fixture('echo-server.mjs'), idle: fixture('echo-server.mjs') }, { shutdownGraceMs: 1000 });
+    await manager.listTools({ servers: ['a', 'b'] });
+    const pids = [manager.status().a.pid, manager.status().b.pid] as number[];
+    const pending = manager.callTool('mcp__a__slow', { ms: 10_000 }).catch((e) => e);
+    const started = Date.now();
+    await Promise.all([manager.shutdown(), manager.shutdown()]);
+    expect(Date.now() - started).toBeLessThan(2000 + 500);
+    expect((await pending).code).toBe('closed');
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    expect(Object.values(manager.status()).map((s) => s.state)).toEqual(['closed', 'closed', 'closed']);
+    await expect(manager.callTool('mcp__a__echo')).rejects.toMatchObject({ code: 'closed' });
+    await expect(manager.listTools()).rejects.toMatchObject({ code: 'closed' });
+    await expect(manager.restart('a')).rejects.toMatchObject({ code: 'closed' });
+    await expect(manager.shutdown()).resolves.toBeUndefined();
+  });
+
+  it('ends a start in progress too', async () => {
+    const manager = manage({ slow: fixture('slow-init.mjs', '5000') }, { shutdownGraceMs: 500 });
+    const call = manager.callServerTool('slow', 'slow_hello').catch((e) => e);
+    await waitFor(() => manager.status().slow.state === 'starting');
+    await manager.shutdown();
+    expect((await call).code).toBe('closed');
+  });
+
+  it('works with await using', async () => {
+    let pid = 0;
+    {
+      await using manager = McpServerManager.fromConfig({ mcpServers: { echo: fixture('echo-server.mjs') } });
+      await manager.callTool('mcp__echo__echo', { text: 'x' });
+      pid = manager.status().echo.pid as number;
+    }
+    expect(isAlive(pid)).toBe(false);
+  });
+});
+
+describe('events', () => {
+  it('emits stderr, log, toolsChanged and stateChange with the server name', async () => {
+    const manager = manage({ echo: fixture('echo-server.mjs'), crashy: fixture('echo-server.mjs') });
+    const events: unknown[] = [];
+    manager.on('stderr', (e) => events.push(['stderr', e]));
+    manager.on('log', (e) => events.push(['log', e]));
+    manager.on('toolsChanged', (e) => events.push(['toolsChanged', e]));
+    await manager.callTool('mcp__echo__log', { level: 'error', data: 'disk full' });
+    await manager.callTool('mcp__echo__tools_changed');
+    await manager.callTool('mcp__crashy__crash').catch(() => undefined);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        ['log', { server: 'echo', level: 'error', logger: 'echo', data: 'disk full' }],
+        ['toolsChanged', { server: 'echo' }],
+        ['stderr', { server: 'crashy', line: 'about to crash' }],
+      ]),
+    );
+    // After list_changed the tools are listed again from the running server.
+    expect((await manager.listTools({ servers: ['echo'] })).length).toBe(11);
+    expect(manager.status().echo.restarts).toBe(0);
+  });
+
+  it('reports stray stdout lines as log events and keeps working', async () => {
+    const manager = manage({ noisy: fixture('noisy-stdout.mjs') });
+    const logs: ManagerEvents['log'][] = [];
+    manager.on('log', (e) => logs.push(e));
+    expect(textOf(await manager.callTool('mcp__noisy__echo', { text: 'hi' }))).toBe('hi');
+    expect(logs.map((l) => l.logger)).toEqual(['stdout', 'stdout']);
+    expect(String(logs[0].data)).toContain('Server starting on stdio...');
+  });
+});

@@ -1,0 +1,96 @@
+import { McpServerManager } from '../../src/manager/manager.js';
+import { shortHash } from '../../src/manager/tool-names.js';
+import { fixture } from '../support/fixtures.js';
+
+const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+describe('names and routing', () => {
+  const long = `t${'o'.repeat(98)}l`;
+  const raw = ['read.file', 'read_file', 'with space', 'ünïcode', long, 'echo'];
+  let manager: McpServerManager;
+  beforeAll(() => {
+    manager = McpServerManager.fromConfig({
+      mcpServers: {
+        tools: fixture('named-tools.mjs', JSON.stringify(raw)),
+        'other.server': fixture('named-tools.mjs', JSON.stringify(['echo'])),
+      },
+    });
+  });
+  afterAll(() => manager.shutdown());
+
+  it('gives every tool a unique public name safe for chat model APIs', async () => {
+    const tools = await manager.listTools();
+    const names = tools.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(SAFE);
+    const byRaw = Object.fromEntries(tools.filter((t) => t.server === 'tools').map((t) => [t.tool.name, t.name]));
+    expect(byRaw).toEqual({
+      'read.file': `mcp__tools__read_file_${shortHash('tools', 'read.file')}`,
+      read_file: 'mcp__tools__read_file',
+      'with space': 'mcp__tools__with_space',
+      'ünïcode': 'mcp__tools___n_code',
+      [long]: expect.stringMatching(/^mcp__tools__tooo+_[0-9a-f]{6}$/),
+      echo: 'mcp__tools__echo',
+    });
+    expect(byRaw[long]).toHaveLength(64);
+    expect(tools.find((t) => t.server === 'other.server')?.name).toBe('mcp__other_server__echo');
+  });
+
+  it('routes each public name back to its server and raw tool name', async () => {
+    for (const tool of await manager.listTools()) {
+      expect(textOf(await manager.callTool(tool.name))).toBe(`called ${tool.tool.name}`);
+    }
+  });
+
+  it('keeps the same tool name on two servers apart', async () => {
+    expect(textOf(await manager.callTool('mcp__other_server__echo'))).toBe('called echo');
+    expect(textOf(await manager.callServerTool('other.server', 'echo'))).toBe('called echo');
+  });
+
+  it('names are stable across managers', async () => {
+    const again = McpServerManager.fromConfig({
+      mcpServers: { tools: fixture('named-tools.mjs', JSON.stringify([...raw].reverse())), 'other.server': fixture('named-tools.mjs', '["echo"]') },
+    });
+    try {
+      const first = (await manager.listTools()).map((t) => t.name).sort();
+      const second = (await again.listTools()).map((t) => t.name).sort();
+      expect(second).toEqual(first);
+    } finally {
+      await again.shutdown();
+    }
+  });
+
+  it('answers unknown-tool with close matches', async () => {
+    const error = await manager.callTool('mcp__tools__read_fiel').catch((e) => e);
+    expect(error.code).toBe('unknown-tool');
+    expect(error.server).toBe('tools');
+    expect(error.message).toContain('no tool named "mcp__tools__read_fiel"; did you mean mcp__tools__read_file');
+    const nowhere = await manager.callTool('not_a_public_name').catch((e) => e);
+    expect(nowhere.code).toBe('unknown-tool');
+  });
+
+  it('maps a server that disowns a tool to unknown-tool', async () => {
+    const error = await manager.callServerTool('tools', 'gone').catch((e) => e);
+    expect(error.code).toBe('unknown-tool');
+    expect(error.rpc).toMatchObject({ code: -32602 });
+  });
+});
+
+describe('routing starts nothing else', () => {
+  it('a call by public name to a never-started server starts only that server', async () => {
+    const manager = McpServerManager.fromConfig({
+      mcpServers: { a: fixture('echo-server.mjs'), a__b: fixture('named-tools.mjs', '["c"]'), z: fixture('exits-at-once.mjs') },
+    });
+    const starts: string[] = [];
+    manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
+    try {
+      expect(textOf(await manager.callTool('mcp__a__b__c'))).toBe('called c');
+      expect(starts).toEqual(['a__b']);
+      expect(textOf(await manager.callTool('mcp__a__echo', { text: 'x' }))).toBe('x');
+      expect(starts).toEqual(['a__b', 'a']);
+    } finally {
+      await manager.shutdown();
+    }
+  });
+});

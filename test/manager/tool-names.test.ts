@@ -1,0 +1,64 @@
+import { publicToolNames, sanitize, serverOfPublicName, serverPrefixes, shortHash } from '../../src/manager/tool-names.js';
+
+const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
+const namesFor = (server: string, tools: string[], others: string[] = []) =>
+  publicToolNames(server, serverPrefixes([server]).get(server) as string, tools, others);
+
+describe('public tool names', () => {
+  it('keeps a safe name in its plain form', () => {
+    expect(namesFor('fs', ['read_file']).get('read_file')).toBe('mcp__fs__read_file');
+  });
+
+  it('replaces each code point outside [a-zA-Z0-9_-] with _', () => {
+    expect(sanitize('ünïcode')).toBe('_n_code');
+    expect(sanitize('read file.v2')).toBe('read_file_v2');
+    expect(sanitize('🙂ok')).toBe('_ok');
+  });
+
+  it('never merges read.file and read_file: the changed one gets a hash of the raw names', () => {
+    const names = namesFor('fs', ['read.file', 'read_file']);
+    expect(names.get('read_file')).toBe('mcp__fs__read_file');
+    expect(names.get('read.file')).toBe(`mcp__fs__read_file_${shortHash('fs', 'read.file')}`);
+    // The order tools arrive in does not change who keeps the plain form.
+    const reversed = namesFor('fs', ['read_file', 'read.file']);
+    expect(reversed).toEqual(names);
+  });
+
+  it('gives two changed names that collide distinct hashed names', () => {
+    const names = namesFor('s', ['a.b', 'a b']);
+    expect(names.get('a.b')).not.toBe(names.get('a b'));
+    for (const name of names.values()) expect(name).toMatch(SAFE);
+  });
+
+  it('shortens names over 64 characters deterministically, keeping them unique', () => {
+    const long = 'x'.repeat(100);
+    const longer = `${'x'.repeat(100)}y`;
+    const names = namesFor('server', [long, longer]);
+    expect(names.get(long)).toHaveLength(64);
+    expect(names.get(long)).toMatch(SAFE);
+    expect(names.get(long)).not.toBe(names.get(longer));
+    expect(names.get(long)).toBe(`${`mcp__server__${long}`.slice(0, 57)}_${shortHash('server', long)}`);
+    expect(namesFor('server', [long]).get(long)).toBe(names.get(long));
+  });
+
+  it('sanitises server names and hashes those that collide after sanitising', () => {
+    const prefixes = serverPrefixes(['my.fs', 'my_fs', 'ok']);
+    expect(prefixes.get('my_fs')).toBe('my_fs');
+    expect(prefixes.get('my.fs')).toBe(`my_fs_${shortHash('my.fs')}`);
+    expect(prefixes.get('ok')).toBe('ok');
+  });
+
+  it('routes by the longest server prefix, so __ inside names is fine', () => {
+    const prefixes = serverPrefixes(['a', 'a__b']);
+    expect(serverOfPublicName('mcp__a__b__c', prefixes)).toBe('a__b');
+    expect(serverOfPublicName('mcp__a__x__y', prefixes)).toBe('a');
+    expect(serverOfPublicName('mcp__zzz__x', prefixes)).toBeUndefined();
+    expect(serverOfPublicName('other', prefixes)).toBeUndefined();
+  });
+
+  it('hashes a tool whose plain name would read as another server\'s', () => {
+    const names = publicToolNames('a', 'a', ['b__c', 'plain'], ['a__b']);
+    expect(names.get('b__c')).toBe(`mcp__a__b__c_${shortHash('a', 'b__c')}`);
+    expect(names.get('plain')).toBe('mcp__a__plain');
+  });
+});
