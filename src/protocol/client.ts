@@ -442,7 +442,8 @@ export class McpClient extends EventEmitter {
     this.endReason = reason;
     this.pending.rejectAll((request) => this.withPhase(reason, request));
     this.connection?.dispose();
-    if (reason.code !== 'closed' && this.process.alive) void this.close();
+    // Also after the leader died: a wrapper's children may live on in its group.
+    if (reason.code !== 'closed') void this.close();
     this.emit('close', reason);
   }
 

@@ -1,0 +1,71 @@
+import { McpServerManager } from '../../src/manager/manager.js';
+import { fixture } from '../support/fixtures.js';
+
+const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+
+describe('sessions', () => {
+  let manager: McpServerManager;
+  beforeEach(() => {
+    manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs'), b: fixture('echo-server.mjs') } });
+  });
+  afterEach(() => manager.shutdown());
+
+  it('share one process per server across sessions', async () => {
+    const one = manager.session();
+    const two = manager.session();
+    await Promise.all([one.callTool('mcp__a__echo', { text: '1' }), two.callTool('mcp__a__echo', { text: '2' })]);
+    const starts = manager.status().a.restarts;
+    expect(starts).toBe(0);
+    expect(manager.status().a.state).toBe('ready');
+  });
+
+  it('see only their own servers', async () => {
+    const onlyB = manager.session({ servers: ['b'] });
+    expect(new Set((await onlyB.listTools()).map((t) => t.server))).toEqual(new Set(['b']));
+    await expect(onlyB.callTool('mcp__a__echo', { text: 'x' })).rejects.toMatchObject({ code: 'unknown-tool' });
+    await expect(onlyB.callServerTool('a', 'echo')).rejects.toMatchObject({ code: 'unknown-server' });
+    await expect(onlyB.readResource('a', 'mem://greeting')).rejects.toMatchObject({ code: 'unknown-server' });
+    expect(textOf(await onlyB.callTool('mcp__b__echo', { text: 'ok' }))).toBe('ok');
+    expect((await onlyB.listResources()).map((r) => `${r.server} ${r.resource.uri}`)).toEqual(['b mem://greeting', 'b mem://farewell']);
+    expect(manager.status().a.state).toBe('idle');
+    expect(() => manager.session({ servers: ['nope'] })).toThrow(expect.objectContaining({ code: 'unknown-server' }));
+  });
+
+  it('close() cancels that session\'s calls in flight only; the processes stay for the others', async () => {
+    const leaving = manager.session();
+    const staying = manager.session();
+    const cancelled = leaving.callTool('mcp__a__slow', { ms: 10_000 }).catch((e) => e);
+    const kept = staying.callTool('mcp__a__slow', { ms: 300 });
+    await manager.callTool('mcp__a__echo', { text: 'warm' });
+    const pid = manager.status().a.pid;
+    leaving.close();
+    leaving.close();
+    const error = await cancelled;
+    expect(error.code).toBe('closed');
+    expect(error.message).toContain('the session was closed');
+    expect(textOf(await kept)).toBe('done');
+    expect(manager.status().a.pid).toBe(pid);
+    await expect(leaving.callTool('mcp__a__echo')).rejects.toMatchObject({ code: 'closed' });
+    await expect(leaving.listTools()).rejects.toMatchObject({ code: 'closed' });
+    // The server was told, so it stops the work of the closed session.
+    const cancellations = JSON.parse(textOf(await staying.callTool('mcp__a__cancellations')));
+    expect(cancellations).toHaveLength(1);
+  });
+
+  it('a caller\'s own signal still cancels its call within a session', async () => {
+    const session = manager.session();
+    const controller = new AbortController();
+    const call = session.callTool('mcp__b__slow', { ms: 10_000 }, { signal: controller.signal }).catch((e) => e);
+    controller.abort();
+    expect((await call).code).toBe('cancelled');
+  });
+
+  it('are closed by shutdown', async () => {
+    const session = manager.session();
+    const call = session.callTool('mcp__a__slow', { ms: 10_000 }).catch((e) => e);
+    await manager.shutdown();
+    expect((await call).code).toBe('closed');
+    await expect(session.callTool('mcp__a__echo')).rejects.toMatchObject({ code: 'closed' });
+    expect(() => manager.session()).toThrow(expect.objectContaining({ code: 'closed' }));
+  });
+});
