@@ -1,0 +1,110 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { McpServerManager } from '../../src/manager/manager.js';
+import type { ManagerEvents } from '../../src/manager/manager.js';
+import { fixture, waitFor } from '../support/fixtures.js';
+
+const managers: McpServerManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+});
+function manage(config: object, cacheDir: string): { manager: McpServerManager; starts: string[]; events: string[] } {
+  const manager = McpServerManager.fromConfig(config, { cacheDir });
+  managers.push(manager);
+  const starts: string[] = [];
+  const events: string[] = [];
+  manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
+  manager.on('toolsChanged', ({ server }) => events.push(server));
+  return { manager, starts, events };
+}
+const tempDir = () => mkdtempSync(join(tmpdir(), 'lazy-mcp-cache-'));
+const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json'));
+const waitForFiles = (dir: string, n: number) => waitFor(() => cacheFiles(dir).length === n, 5000);
+
+describe('tool manifest cache', () => {
+  it('lets a second manager list every tool with zero spawns', async () => {
+    const dir = join(tempDir(), 'created-if-missing');
+    const servers = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`s${i}`, fixture('named-tools.mjs', JSON.stringify([`tool${i}`, 'shared']))]));
+    const config = { mcpServers: servers };
+    const first = manage(config, dir);
+    const listed = await first.manager.listTools();
+    expect(first.starts).toHaveLength(5);
+    expect(await waitForFiles(dir, 5)).toBe(true);
+
+    const second = manage(config, dir);
+    const cached = await second.manager.listTools();
+    expect(cached).toEqual(listed);
+    expect(second.starts).toEqual([]);
+    expect(Object.values(second.manager.status()).every((s) => s.state === 'idle' && s.tools === 2)).toBe(true);
+
+    // A call starts just its server, which revalidates (same tools: no event).
+    const result = await second.manager.callTool('mcp__s3__tool3');
+    expect(result.content).toEqual([{ type: 'text', text: 'called tool3' }]);
+    expect(second.starts).toEqual(['s3']);
+    expect(second.events).toEqual([]);
+  });
+
+  it('revalidates on the first real start and emits toolsChanged when the tools differ', async () => {
+    const dir = tempDir();
+    const names = join(dir, 'names.json');
+    writeFileSync(names, '["old_tool"]');
+    const config = { mcpServers: { s: fixture('named-tools.mjs', `@${names}`) } };
+    const first = manage(config, dir);
+    await first.manager.listTools();
+    expect(await waitForFiles(dir, 2)).toBe(true);
+
+    writeFileSync(names, '["new_tool"]');
+    const second = manage(config, dir);
+    expect((await second.manager.listTools()).map((t) => t.name)).toEqual(['mcp__s__old_tool']);
+    const error = await second.manager.callTool('mcp__s__old_tool').catch((e) => e);
+    expect(error.code).toBe('unknown-tool');
+    expect(second.events).toEqual(['s']);
+    expect((await second.manager.listTools()).map((t) => t.name)).toEqual(['mcp__s__new_tool']);
+    expect(await waitFor(() => readFileSync(join(dir, cacheFiles(dir).find((f) => f !== 'names.json')!), 'utf8').includes('new_tool'))).toBe(true);
+  });
+
+  it('treats a changed config as a stale entry', async () => {
+    const dir = tempDir();
+    const first = manage({ mcpServers: { s: fixture('named-tools.mjs', '["a"]') } }, dir);
+    await first.manager.listTools();
+    expect(await waitForFiles(dir, 1)).toBe(true);
+    const second = manage({ mcpServers: { s: fixture('named-tools.mjs', '["b"]') } }, dir);
+    expect((await second.manager.listTools()).map((t) => t.tool.name)).toEqual(['b']);
+    expect(second.starts).toEqual(['s']);
+  });
+
+  it('invalidates the entry on list_changed', async () => {
+    const dir = tempDir();
+    const config = { mcpServers: { echo: fixture('echo-server.mjs') } };
+    const first = manage(config, dir);
+    await first.manager.listTools();
+    expect(await waitForFiles(dir, 1)).toBe(true);
+    await first.manager.callTool('mcp__echo__tools_changed');
+    expect(first.events).toEqual(['echo']);
+    expect(await waitForFiles(dir, 0)).toBe(true);
+  });
+
+  it('ignores a corrupt or foreign cache file with a log event, never failing', async () => {
+    const dir = tempDir();
+    const config = { mcpServers: { s: fixture('named-tools.mjs', '["a"]') } };
+    const first = manage(config, dir);
+    await first.manager.listTools();
+    expect(await waitForFiles(dir, 1)).toBe(true);
+    const [file] = cacheFiles(dir);
+
+    for (const garbage of ['{ not json', JSON.stringify({ format: 'something-else', tools: 3 })]) {
+      writeFileSync(join(dir, file), garbage);
+      const next = manage(config, dir);
+      const logs: ManagerEvents['log'][] = [];
+      next.manager.on('log', (e) => logs.push(e));
+      expect((await next.manager.listTools()).map((t) => t.tool.name)).toEqual(['a']);
+      expect(next.starts).toEqual(['s']);
+      expect(logs).toEqual([expect.objectContaining({ level: 'warning', logger: 'cache', data: expect.stringContaining('server "s"') })]);
+      // It is overwritten with a good entry.
+      expect(await waitFor(() => readFileSync(join(dir, file), 'utf8').includes('lazy-mcp/tool-manifest@1'))).toBe(true);
+      await next.manager.shutdown();
+    }
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
