@@ -98,8 +98,8 @@ export class McpServerManager extends EventEmitter {
     for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
     this.index = new ToolIndex([...this.slots.keys()]);
     if (options.cacheDir) {
-      this.cache = new ManifestCache(options.cacheDir, (message, error) =>
-        this.emit('log', { server: '', level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
+      this.cache = new ManifestCache(options.cacheDir, (server, message, error) =>
+        this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
       );
     }
     // After the constructor returns, so listeners attached right away see the events.
@@ -201,7 +201,9 @@ export class McpServerManager extends EventEmitter {
 
   private async toolsIn(view: ReadonlySet<string> | undefined): Promise<ManagedTool[]> {
     this.assertOpen();
-    const lists = await this.each(this.enabledSlots(view), false, (slot) => this.toolsOf(slot));
+    // A server failing to start is left out even if its tools were known before.
+    const usable = this.enabledSlots(view).filter((slot) => slot.state !== 'backoff' && slot.state !== 'failed');
+    const lists = await this.each(usable, false, (slot) => this.toolsOf(slot));
     return lists.flat();
   }
 

@@ -19,7 +19,7 @@ export interface ManifestEntry {
 }
 
 /** Reports a cache problem; the cache never throws at its callers. */
-export type CacheProblem = (message: string, error?: unknown) => void;
+export type CacheProblem = (server: string, message: string, error?: unknown) => void;
 
 /**
  * Tool lists on disk, one JSON file per server, so a new manager can show every tool
@@ -27,6 +27,9 @@ export type CacheProblem = (message: string, error?: unknown) => void;
  * corrupt or belongs to another config is ignored and later overwritten.
  */
 export class ManifestCache {
+  /** Per server, the last write or removal: they run in order, so a late removal never wins over a newer save. */
+  private readonly queue = new Map<string, Promise<void>>();
+
   constructor(
     private readonly dir: string,
     private readonly onProblem: CacheProblem,
@@ -45,7 +48,7 @@ export class ManifestCache {
     try {
       text = await readFile(this.fileOf(server), 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(`cannot read the tool cache of server "${server}"`, error);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(server, `cannot read the tool cache of server "${server}"`, error);
       return undefined;
     }
     try {
@@ -58,17 +61,34 @@ export class ManifestCache {
         Array.isArray(entry.tools) &&
         entry.tools.every((t) => typeof t?.name === 'string' && typeof t.inputSchema === 'object' && t.inputSchema !== null);
       if (!valid) {
-        this.onProblem(`ignoring the tool cache of server "${server}": unknown format`);
+        this.onProblem(server, `ignoring the tool cache of server "${server}": unknown format`);
         return undefined;
       }
       return entry.key === key ? entry : undefined;
     } catch (error) {
-      this.onProblem(`ignoring the corrupt tool cache of server "${server}"`, error);
+      this.onProblem(server, `ignoring the corrupt tool cache of server "${server}"`, error);
       return undefined;
     }
   }
 
-  async save(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
+  save(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
+    return this.inOrder(server, () => this.write(server, key, serverVersion, tools));
+  }
+
+  invalidate(server: string): Promise<void> {
+    return this.inOrder(server, () =>
+      rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(server, `cannot remove the tool cache of server "${server}"`, error)),
+    );
+  }
+
+  private inOrder(server: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.queue.get(server) ?? Promise.resolve()).then(work);
+    this.queue.set(server, next);
+    void next.finally(() => this.queue.get(server) === next && this.queue.delete(server));
+    return next;
+  }
+
+  private async write(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
     const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools };
     const file = this.fileOf(server);
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -77,13 +97,9 @@ export class ManifestCache {
       await writeFile(temp, JSON.stringify(entry));
       await rename(temp, file);
     } catch (error) {
-      this.onProblem(`cannot write the tool cache of server "${server}"`, error);
+      this.onProblem(server, `cannot write the tool cache of server "${server}"`, error);
       await rm(temp, { force: true }).catch(() => undefined);
     }
-  }
-
-  async invalidate(server: string): Promise<void> {
-    await rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(`cannot remove the tool cache of server "${server}"`, error));
   }
 
   private fileOf(server: string): string {

@@ -41,6 +41,20 @@ describe('crashes', () => {
   });
 });
 
+describe('oversized messages', () => {
+  it('close the connection and process with protocol-error; the next use starts the server again', async () => {
+    const manager = manage({ huge: fixture('huge-message.mjs', '300000') }, { maxMessageBytes: 100_000 });
+    expect(textOf(await manager.callTool('mcp__huge__small'))).toBe('fine');
+    const pid = manager.status().huge.pid as number;
+    const error = await manager.callTool('mcp__huge__huge').catch((e) => e);
+    expect(error).toMatchObject({ code: 'protocol-error', server: 'huge' });
+    expect(error.message).toContain('100000 bytes');
+    expect(await waitFor(() => !isAlive(pid), 4000)).toBe(true);
+    expect(textOf(await manager.callTool('mcp__huge__small'))).toBe('fine');
+    expect(manager.status().huge).toMatchObject({ state: 'ready', restarts: 1 });
+  });
+});
+
 describe('backoff after failed starts', () => {
   it('backs off 250 ms doubling, fails fast meanwhile, and is failed after 5 in a row until restart()', async () => {
     const flag = join(mkdtempSync(join(tmpdir(), 'lazy-mcp-flaky-')), 'ready');

@@ -61,7 +61,8 @@ describe('tool manifest cache', () => {
     expect(error.code).toBe('unknown-tool');
     expect(second.events).toEqual(['s']);
     expect((await second.manager.listTools()).map((t) => t.name)).toEqual(['mcp__s__new_tool']);
-    expect(await waitFor(() => readFileSync(join(dir, cacheFiles(dir).find((f) => f !== 'names.json')!), 'utf8').includes('new_tool'))).toBe(true);
+    const entry = () => cacheFiles(dir).find((f) => f !== 'names.json');
+    expect(await waitFor(() => entry() !== undefined && readFileSync(join(dir, entry() as string), 'utf8').includes('new_tool'))).toBe(true);
   });
 
   it('treats a changed config as a stale entry', async () => {
@@ -100,7 +101,7 @@ describe('tool manifest cache', () => {
       next.manager.on('log', (e) => logs.push(e));
       expect((await next.manager.listTools()).map((t) => t.tool.name)).toEqual(['a']);
       expect(next.starts).toEqual(['s']);
-      expect(logs).toEqual([expect.objectContaining({ level: 'warning', logger: 'cache', data: expect.stringContaining('server "s"') })]);
+      expect(logs).toEqual([expect.objectContaining({ server: 's', level: 'warning', logger: 'cache', data: expect.stringContaining('server "s"') })]);
       // It is overwritten with a good entry.
       expect(await waitFor(() => readFileSync(join(dir, file), 'utf8').includes('lazy-mcp/tool-manifest@1'))).toBe(true);
       await next.manager.shutdown();

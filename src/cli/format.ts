@@ -1,0 +1,100 @@
+import type { CallToolResult, ContentBlock, McpError, ReadResourceResult } from '../index.js';
+
+/**
+ * Rows as columns padded to their widest cell; the last column is left ragged. With
+ * `maxWidth` (a terminal's width) longer lines are cut with `…` rather than wrapped.
+ */
+export function table(header: readonly string[], rows: readonly (readonly string[])[], maxWidth?: number): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  return all
+    .map((row) => {
+      const line = row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd();
+      return maxWidth !== undefined && line.length > maxWidth ? `${line.slice(0, Math.max(maxWidth - 1, 0))}…` : line;
+    })
+    .join('\n');
+}
+
+/** The first non-empty line of a text, trimmed ('' for none). */
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}
+
+/** Whitespace runs (newlines included) as single spaces: one line for an error message. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** `512 B`, `1.2 KiB`, `3.4 MiB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Size of base64 data once decoded. */
+function decodedSize(base64: string): string {
+  return formatBytes(Buffer.byteLength(base64, 'base64'));
+}
+
+/** One content block for a terminal: text as text, binary data summarised by type and size. */
+export function describeContent(block: ContentBlock): string {
+  const b = block as ContentBlock & Record<string, unknown>;
+  switch (block.type) {
+    case 'text':
+      return String(b.text);
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${String(b.mimeType)}, ${decodedSize(String(b.data))}]`;
+    case 'resource_link':
+      return `[resource link ${String(b.uri)}${b.mimeType ? ` (${String(b.mimeType)})` : ''}]`;
+    case 'resource': {
+      const resource = b.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
+      const mime = resource.mimeType ? ` ${resource.mimeType}` : '';
+      if (typeof resource.text === 'string') return `[resource ${resource.uri}${mime}]\n${resource.text}`;
+      return `[resource ${resource.uri}${mime}${typeof resource.blob === 'string' ? `, ${decodedSize(resource.blob)}` : ''}]`;
+    }
+    default:
+      return `[${block.type} content]`;
+  }
+}
+
+/** A tool result as text; a result with only structured content shows that as JSON. */
+export function formatCallResult(result: CallToolResult): string {
+  if (result.content.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent, null, 2);
+  return result.content.map(describeContent).join('\n');
+}
+
+/** What a failing tool said (`isError`), in one line. */
+export function toolErrorText(result: CallToolResult): string {
+  const text = oneLine(result.content.map(describeContent).join(' '));
+  return text || 'the tool reported an error without a message';
+}
+
+/** A resource's contents: text as text, blobs summarised; several items get `==> uri <==` headers. */
+export function formatReadResult(result: ReadResourceResult): string {
+  const many = result.contents.length > 1;
+  return result.contents
+    .map((item) => {
+      const body =
+        'text' in item && typeof item.text === 'string'
+          ? item.text
+          : `[blob${item.mimeType ? ` ${item.mimeType}` : ''}, ${decodedSize(String((item as { blob: string }).blob))}]`;
+      return many ? `==> ${item.uri} <==\n${body}` : body;
+    })
+    .join('\n');
+}
+
+/** An error as JSON: its message is not an enumerable property, so it is spelled out. */
+export function errorJson(error: McpError): { code: string; message: string; phase?: string } {
+  return { code: error.code, message: error.message, ...(error.phase === undefined ? {} : { phase: error.phase }) };
+}
