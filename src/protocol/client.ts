@@ -2,12 +2,13 @@ import { EventEmitter } from 'node:events';
 import pTimeout from 'p-timeout';
 import { createMessageConnection, type MessageConnection, type MessageWriter } from 'vscode-jsonrpc';
 import type { z } from 'zod';
-import { McpError, type McpPhase, serverLabel, stderrHint } from '../errors.js';
+import { McpError, type McpPhase } from '../errors.js';
 import { createMessageIO, type Framing } from '../transport/framing.js';
-import { type ExitStatus, ServerProcess } from '../transport/server-process.js';
+import { ServerProcess } from '../transport/server-process.js';
 import { MessageSplit, type NonRequestMessage } from './message-split.js';
 import { type PendingRequest, PendingRequests } from './pending-requests.js';
 import { paginate } from './paginate.js';
+import { SessionErrors } from './session-errors.js';
 import {
   CallToolResultSchema,
   EmptyResultSchema,
@@ -96,6 +97,7 @@ export class McpClient extends EventEmitter {
   private readonly connection: MessageConnection;
   private readonly writer: MessageWriter;
   private readonly name: string | undefined;
+  private readonly errors: SessionErrors;
   private readonly defaultTimeout: number;
   private nextId = 0;
   private endReason: McpError | undefined;
@@ -122,17 +124,10 @@ export class McpClient extends EventEmitter {
     if (options.signal?.aborted) onAbort();
     try {
       // The deadline bounds the handshake only; once it settles the process is the client's.
-      await pTimeout(client.initialize(options), {
-        milliseconds: timeout,
-        message: new McpError(
-          'timeout',
-          `${serverLabel(options.name)}initialize timed out after ${timeout} ms; the server did not finish starting`,
-          { server: options.name, phase: 'initialize' },
-        ),
-      });
+      await pTimeout(client.initialize(options), { milliseconds: timeout, message: client.errors.initializeTimeout(timeout) });
     } catch (error) {
       await client.close();
-      throw client.withStderr(error as McpError);
+      throw client.errors.withStderr(error as McpError, process.stderrTail());
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
     }
@@ -146,6 +141,7 @@ export class McpClient extends EventEmitter {
   ) {
     super();
     this.name = options.name;
+    this.errors = new SessionErrors(options.name);
     this.defaultTimeout = config.timeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS;
     for (const [event, listener] of Object.entries(options.listeners ?? {})) this.on(event, listener);
 
@@ -159,7 +155,7 @@ export class McpClient extends EventEmitter {
     this.writer = io.writer;
     const reader = new MessageSplit(io.reader, (message) => this.handle(message));
     reader.onError((error) => {
-      if (error instanceof McpError) this.end(new McpError(error.code, `${serverLabel(this.name)}${error.message}`, { server: this.name }));
+      if (error instanceof McpError) this.end(this.errors.connection(error));
     });
     this.stdoutClosed = new Promise((resolve) => (this.markStdoutClosed = resolve));
     reader.onClose(() => {
@@ -253,9 +249,9 @@ export class McpClient extends EventEmitter {
     withProgress = options.onProgress !== undefined,
     label = method,
   ): Promise<z.infer<S>> {
-    if (this.endReason) return Promise.reject(this.errorAfterEnd(phase));
+    if (this.endReason) return Promise.reject(this.errors.forRequest(this.endReason, { label, phase }));
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(this.cancelledError(label, phase, signal));
+    if (signal?.aborted) return Promise.reject(this.errors.cancelled({ label, phase }, signal));
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
     return new Promise((resolve, reject) => {
@@ -271,15 +267,15 @@ export class McpClient extends EventEmitter {
         reject,
       };
       if (Number.isFinite(timeoutMs)) {
-        request.timer = setTimeout(() => this.cancel(id, this.timeoutError(request, timeoutMs)), timeoutMs);
+        request.timer = setTimeout(() => this.cancel(id, this.errors.timeout(request, timeoutMs)), timeoutMs);
       }
       if (options.maxTotalTimeout !== undefined) {
         const total = options.maxTotalTimeout;
-        request.totalTimer = setTimeout(() => this.cancel(id, this.timeoutError(request, total, ' in total')), total);
+        request.totalTimer = setTimeout(() => this.cancel(id, this.errors.timeout(request, total, ' in total')), total);
       }
       if (signal) {
         request.signal = signal;
-        request.onAbort = () => this.cancel(id, this.cancelledError(label, phase, signal));
+        request.onAbort = () => this.cancel(id, this.errors.cancelled(request, signal));
         signal.addEventListener('abort', request.onAbort, { once: true });
       }
       this.pending.add(request);
@@ -290,7 +286,7 @@ export class McpClient extends EventEmitter {
 
   /** Sends a notification to the server. */
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    if (this.endReason) throw this.errorAfterEnd(undefined);
+    if (this.endReason) throw this.errors.forRequest(this.endReason, { label: method, phase: this.endReason.phase ?? 'initialize' });
     await this.writer.write({ jsonrpc: '2.0', method, params } as never);
   }
 
@@ -300,7 +296,7 @@ export class McpClient extends EventEmitter {
    */
   close(graceMs = this.options.shutdownGraceMs ?? 2000): Promise<void> {
     this.closing ??= (async () => {
-      this.end(new McpError('closed', `${serverLabel(this.name)}the connection was closed`, { server: this.name }));
+      this.end(this.errors.closed());
       await this.process.close(graceMs);
     })();
     return this.closing;
@@ -311,7 +307,7 @@ export class McpClient extends EventEmitter {
   }
 
   private get initialized(): InitializeResult {
-    if (!this.init) throw new McpError('protocol-error', `${serverLabel(this.name)}the session is not initialized`, { server: this.name });
+    if (!this.init) throw new McpError('protocol-error', 'the session is not initialized', {});
     return this.init;
   }
 
@@ -328,12 +324,7 @@ export class McpClient extends EventEmitter {
       { timeout: Infinity },
     );
     if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
-      throw new McpError(
-        'protocol-error',
-        `${serverLabel(this.name)}the server answered protocol version ${JSON.stringify(result.protocolVersion)} to our ${LATEST_PROTOCOL_VERSION}; ` +
-          `lazy-mcp speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-        { server: this.name, phase: 'initialize' },
-      );
+      throw this.errors.unsupportedVersion(result.protocolVersion, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS);
     }
     this.init = result;
     await this.notify('notifications/initialized');
@@ -350,21 +341,14 @@ export class McpClient extends EventEmitter {
     const request = this.pending.take(id);
     if (!request) return;
     if (error !== undefined) {
-      request.reject(this.rpcError(request, error));
+      request.reject(this.errors.rpc(request, error));
       return;
     }
     const parsed = request.schema.safeParse(result);
     if (parsed.success) request.resolve(parsed.data);
     else {
       const issue = parsed.error.issues[0];
-      const where = issue.path.length > 0 ? issue.path.join('.') : 'result';
-      request.reject(
-        new McpError('protocol-error', `${serverLabel(this.name)}invalid ${request.phase} result: ${where}: ${issue.message}`, {
-          server: this.name,
-          phase: request.phase,
-          cause: parsed.error,
-        }),
-      );
+      request.reject(this.errors.invalidResult(request, issue.path.length > 0 ? issue.path.join('.') : 'result', issue.message, parsed.error));
     }
   }
 
@@ -424,98 +408,18 @@ export class McpClient extends EventEmitter {
     ]);
     clearTimeout(timer);
     const status = this.process.exitStatus;
-    if (status) this.end(this.peerExited(status));
-    else {
-      const tail = this.process.stderrTail();
-      this.end(
-        new McpError('peer-eof', `${serverLabel(this.name)}the server closed its stdout${stderrHint(tail)}`, {
-          server: this.name,
-          stderrTail: tail,
-        }),
-      );
-    }
+    const tail = this.process.stderrTail();
+    this.end(status ? this.errors.peerExited(status, tail) : this.errors.peerEof(tail));
   }
 
   /** The session is over: everything pending rejects at once, and a live process is stopped. */
   private end(reason: McpError): void {
     if (this.endReason) return;
     this.endReason = reason;
-    this.pending.rejectAll((request) => this.withPhase(reason, request));
+    this.pending.rejectAll((request) => this.errors.forRequest(reason, request));
     this.connection?.dispose();
     // Also after the leader died: a wrapper's children may live on in its group.
     if (reason.code !== 'closed') void this.close();
     this.emit('close', reason);
-  }
-
-  private peerExited(status: ExitStatus): McpError {
-    const tail = this.process.stderrTail();
-    const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`;
-    return new McpError('peer-exited', `${serverLabel(this.name)}the server process ${how}${stderrHint(tail)}`, {
-      server: this.name,
-      exitCode: status.exitCode,
-      signal: status.signal,
-      stderrTail: tail,
-    });
-  }
-
-  /** The end reason, restated for one request so it names that request's phase. */
-  private withPhase(reason: McpError, request: Pick<PendingRequest, 'phase' | 'label'>): McpError {
-    const detail = reason.message.slice(serverLabel(this.name).length);
-    return new McpError(reason.code, `${serverLabel(this.name)}${request.label} failed: ${detail}`, {
-      server: this.name,
-      phase: request.phase,
-      exitCode: reason.exitCode,
-      signal: reason.signal,
-      stderrTail: reason.stderrTail,
-      cause: reason.code === 'closed' ? undefined : reason,
-    });
-  }
-
-  private errorAfterEnd(phase: McpPhase | undefined): McpError {
-    const reason = this.endReason as McpError;
-    return this.withPhase(reason, { phase: phase ?? (reason.phase as McpPhase), label: phase ?? 'request' });
-  }
-
-  private timeoutError(request: PendingRequest, ms: number, qualifier = ''): McpError {
-    return new McpError('timeout', `${serverLabel(this.name)}${request.label} timed out after ${ms} ms${qualifier}; the request was cancelled`, {
-      server: this.name,
-      phase: request.phase,
-    });
-  }
-
-  private cancelledError(label: string, phase: McpPhase, signal: AbortSignal): McpError {
-    return new McpError('cancelled', `${serverLabel(this.name)}${label} was cancelled`, {
-      server: this.name,
-      phase,
-      cause: signal.reason,
-    });
-  }
-
-  private rpcError(request: PendingRequest, error: unknown): McpError {
-    const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
-    const rpc = {
-      code: typeof e.code === 'number' ? e.code : 0,
-      message: typeof e.message === 'string' ? e.message : JSON.stringify(error),
-      ...(e.data === undefined ? {} : { data: e.data }),
-    };
-    return new McpError('rpc-error', `${serverLabel(this.name)}${request.label} failed: ${rpc.message} (JSON-RPC error ${rpc.code})`, {
-      server: this.name,
-      phase: request.phase,
-      rpc,
-    });
-  }
-
-  /** Attaches the stderr tail to a start-up error that does not carry one yet. */
-  private withStderr(error: McpError): McpError {
-    if (!(error instanceof McpError) || error.stderrTail) return error;
-    const tail = this.process.stderrTail();
-    if (tail.length === 0) return error;
-    return new McpError(error.code, `${error.message}${stderrHint(tail)}`, {
-      server: error.server,
-      phase: error.phase,
-      rpc: error.rpc,
-      stderrTail: tail,
-      cause: error.cause,
-    });
   }
 }
