@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { McpError, serverLabel } from '../errors.js';
-import type { ConnectOptions, McpClient } from '../protocol/client.js';
+import type { ConnectOptions } from '../protocol/client.js';
 import type {
   CallOptions,
   CallToolResult,
@@ -11,13 +11,12 @@ import type {
   Resource,
   ResourceTemplate,
   Root,
-  Tool,
 } from '../protocol/types.js';
 import { parseConfig, type ServerEntry } from './config.js';
-import { ManifestCache } from './manifest-cache.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
-import { type ManagedTool, ToolIndex } from './tool-index.js';
+import { ToolCatalog } from './tool-catalog.js';
+import type { ManagedTool, ToolIndex } from './tool-index.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -61,10 +60,8 @@ const NO_SUCH_TOOL = /unknown tool|tool .* not found|no such tool|tool not found
  */
 export class McpServerManager extends EventEmitter {
   private readonly slots = new Map<string, ServerSlot>();
+  private readonly catalog: ToolCatalog;
   private readonly index: ToolIndex;
-  private readonly cache: ManifestCache | undefined;
-  private readonly cacheKeys = new Map<string, string>();
-  private readonly relisting = new Map<string, Promise<void>>();
   private readonly sessions = new Set<ToolSession>();
   private closing: Promise<void> | undefined;
 
@@ -96,12 +93,14 @@ export class McpServerManager extends EventEmitter {
     super();
     const host = this.slotHost();
     for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
-    this.index = new ToolIndex([...this.slots.keys()]);
-    if (options.cacheDir) {
-      this.cache = new ManifestCache(options.cacheDir, (server, message, error) =>
+    this.catalog = new ToolCatalog(
+      [...this.slots.keys()],
+      options.cacheDir,
+      (server, message, error) =>
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
-      );
-    }
+      (server) => this.emit('toolsChanged', { server }),
+    );
+    this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
     queueMicrotask(() => {
       for (const slot of this.slots.values()) {
@@ -203,7 +202,7 @@ export class McpServerManager extends EventEmitter {
     this.assertOpen();
     // A server failing to start is left out even if its tools were known before.
     const usable = this.enabledSlots(view).filter((slot) => slot.state !== 'backoff' && slot.state !== 'failed');
-    const lists = await this.each(usable, false, (slot) => this.toolsOf(slot));
+    const lists = await this.each(usable, false, (slot) => this.catalog.toolsOf(slot));
     return lists.flat();
   }
 
@@ -244,8 +243,7 @@ export class McpServerManager extends EventEmitter {
     } catch (error) {
       if (error instanceof McpError && error.code === 'rpc-error' && NO_SUCH_TOOL.test(error.rpc?.message ?? '')) {
         // The server disowned a tool we listed: what we know of its tools is stale.
-        this.index.clear(slot.name);
-        void this.cache?.invalidate(slot.name);
+        this.catalog.invalidate(slot.name);
         throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(publicName ?? tool)} (it answered: ${error.rpc?.message})`, {
           server: slot.name,
           phase: 'tools/call',
@@ -266,7 +264,7 @@ export class McpServerManager extends EventEmitter {
       const slot = this.slot(server);
       if (!slot.enabled) await slot.ready(); // throws why it cannot run
       if (!this.index.toolsOf(server)) {
-        await this.toolsOf(slot);
+        await this.catalog.toolsOf(slot);
         const found = this.index.resolve(name);
         if (found) return found;
       }
@@ -277,52 +275,6 @@ export class McpServerManager extends EventEmitter {
       ...(server === undefined ? {} : { server }),
       phase: 'tools/call',
     });
-  }
-
-  /** A server's tools: known ones, else a fresh cache entry, else from the (started) server. */
-  private async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
-    const known = this.index.toolsOf(slot.name);
-    if (known) return known;
-    if (slot.state !== 'ready' && slot.state !== 'starting' && (await this.loadCached(slot))) return this.index.toolsOf(slot.name) ?? [];
-    const client = await slot.ready();
-    if (!this.index.toolsOf(slot.name)) {
-      // Running, but its list was invalidated (list_changed): list again, once for all callers.
-      let relist = this.relisting.get(slot.name);
-      if (!relist) {
-        relist = slot
-          .run((c) => c.listTools())
-          .then((tools) => this.toolsListed(slot.name, client, tools))
-          .finally(() => this.relisting.delete(slot.name));
-        this.relisting.set(slot.name, relist);
-      }
-      await relist;
-    }
-    return this.index.toolsOf(slot.name) ?? [];
-  }
-
-  private async loadCached(slot: ServerSlot): Promise<boolean> {
-    if (!this.cache || slot.entry.kind !== 'stdio') return false;
-    const entry = await this.cache.load(slot.name, this.cacheKey(slot));
-    if (!entry || this.index.toolsOf(slot.name)) return Boolean(this.index.toolsOf(slot.name));
-    this.index.set(slot.name, entry.tools);
-    return true;
-  }
-
-  private cacheKey(slot: ServerSlot): string {
-    let key = this.cacheKeys.get(slot.name);
-    if (key === undefined && slot.entry.kind === 'stdio') {
-      key = ManifestCache.keyOf(slot.entry.config);
-      this.cacheKeys.set(slot.name, key);
-    }
-    return key ?? '';
-  }
-
-  /** A start or a re-list saw the live tools: index them, revalidate the cache, say if they changed. */
-  private toolsListed(server: string, client: McpClient, tools: Tool[]): void {
-    const before = this.index.toolsOf(server);
-    this.index.set(server, tools);
-    if (this.cache) void this.cache.save(server, this.cacheKey(this.slot(server)), client.serverInfo.version, tools);
-    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(tools)) this.emit('toolsChanged', { server });
   }
 
   /** Runs `work` for each slot in parallel; a failing server is left out (or, `strict`, rethrown). */
@@ -386,14 +338,13 @@ export class McpServerManager extends EventEmitter {
           log: (message: LogMessage) => this.emit('log', { server, ...message }),
           noise: (line) => this.emit('log', { server, level: 'warning', logger: 'stdout', data: `skipped a non-JSON line on stdout: ${line}` }),
           toolsChanged: () => {
-            this.index.clear(server);
-            void this.cache?.invalidate(server);
+            this.catalog.invalidate(server);
             this.emit('toolsChanged', { server });
           },
         },
       }),
       stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
-      toolsListed: (server, client, tools) => this.toolsListed(server, client, tools),
+      toolsListed: (server, client, tools) => this.catalog.listed(this.slot(server), client, tools),
       exited: (server, exitCode, signal, error) =>
         this.emit('exit', { server, ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }), ...(error ? { error } : {}) }),
     };

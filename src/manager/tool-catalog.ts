@@ -1,0 +1,83 @@
+import type { McpClient } from '../protocol/client.js';
+import type { Tool } from '../protocol/types.js';
+import type { CacheProblem } from './manifest-cache.js';
+import { ManifestCache } from './manifest-cache.js';
+import type { ServerSlot } from './server-slot.js';
+import { type ManagedTool, ToolIndex } from './tool-index.js';
+
+/**
+ * What the manager knows of every server's tools: the public-name index, filled from
+ * live listings or, when there is a `cacheDir`, from the manifest cache, kept in step
+ * with the servers (revalidated on start, dropped on `list_changed`).
+ */
+export class ToolCatalog {
+  readonly index: ToolIndex;
+  private readonly cache: ManifestCache | undefined;
+  private readonly cacheKeys = new Map<string, string>();
+  private readonly relisting = new Map<string, Promise<void>>();
+
+  constructor(
+    servers: readonly string[],
+    cacheDir: string | undefined,
+    onCacheProblem: CacheProblem,
+    private readonly onChanged: (server: string) => void,
+  ) {
+    this.index = new ToolIndex(servers);
+    this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
+  }
+
+  /** A server's tools: known ones, else a fresh cache entry, else from the (started) server. */
+  async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
+    const known = this.index.toolsOf(slot.name);
+    if (known) return known;
+    if (slot.state !== 'ready' && slot.state !== 'starting') {
+      const cached = await this.fromCache(slot);
+      if (cached) return cached;
+    }
+    const client = await slot.ready();
+    if (!this.index.toolsOf(slot.name)) {
+      // Running, but its list was dropped (list_changed): list again, once for all callers.
+      let relist = this.relisting.get(slot.name);
+      if (!relist) {
+        relist = slot
+          .run((c) => c.listTools())
+          .then((tools) => this.listed(slot, client, tools))
+          .finally(() => this.relisting.delete(slot.name));
+        this.relisting.set(slot.name, relist);
+      }
+      await relist;
+    }
+    return this.index.toolsOf(slot.name) ?? [];
+  }
+
+  /** A start or a re-list saw the live tools: index them, save them, say if they changed. */
+  listed(slot: ServerSlot, client: McpClient, tools: Tool[]): void {
+    const before = this.index.toolsOf(slot.name);
+    this.index.set(slot.name, tools);
+    void this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(tools)) this.onChanged(slot.name);
+  }
+
+  /** What we know of a server's tools is stale: forget it, here and on disk. */
+  invalidate(server: string): void {
+    this.index.clear(server);
+    void this.cache?.invalidate(server);
+  }
+
+  private async fromCache(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
+    if (!this.cache) return undefined;
+    const entry = await this.cache.load(slot.name, this.keyOf(slot));
+    // A start may have listed the live tools while the file was being read; they win.
+    if (entry && !this.index.toolsOf(slot.name)) this.index.set(slot.name, entry.tools);
+    return this.index.toolsOf(slot.name);
+  }
+
+  private keyOf(slot: ServerSlot): string {
+    let key = this.cacheKeys.get(slot.name);
+    if (key === undefined) {
+      key = 'config' in slot.entry ? ManifestCache.keyOf(slot.entry.config) : '';
+      this.cacheKeys.set(slot.name, key);
+    }
+    return key;
+  }
+}
