@@ -1,8 +1,6 @@
-import type { Readable, Writable } from 'node:stream';
-import { AbstractMessageReader, AbstractMessageWriter } from 'vscode-jsonrpc';
-import type { DataCallback, Disposable, Event, Message, MessageWriter } from 'vscode-jsonrpc';
-import { cut, FrameSink, FrameSource } from './framing.js';
-import type { FramingOptions, LazyMessageReader } from './framing.js';
+import type { Message } from 'vscode-jsonrpc';
+import { cut, FramedMessageReader } from './framed-reader.js';
+import { FramedMessageWriter } from './framed-writer.js';
 
 const HEADER_END = '\r\n\r\n';
 /** Longest header block accepted (8 KiB); real ones are a few dozen bytes. */
@@ -15,49 +13,33 @@ const MAX_HEADER_BYTES = 8192;
  * announced length over `maxMessageBytes`, rejected before any of the body is buffered.
  * A body that is not a JSON object is skipped and reported through {@link onNoise}.
  */
-export class ContentLengthMessageReader extends AbstractMessageReader implements LazyMessageReader {
-  private readonly source: FrameSource;
+export class ContentLengthMessageReader extends FramedMessageReader {
   /** Body length announced by the current frame's header; -1 while the header is still arriving. */
   private bodyLength = -1;
 
-  constructor(readable: Readable, options?: FramingOptions) {
-    super();
-    this.source = new FrameSource(readable, options, {
-      error: (error) => this.fireError(error),
-      close: () => this.fireClose(),
-    });
-  }
-
-  get onNoise(): Event<string> {
-    return this.source.onNoise;
-  }
-
-  listen(callback: DataCallback): Disposable {
-    return this.source.listen(callback, { data: (chunk) => this.onData(chunk), end: () => this.onEnd() });
-  }
-
-  override dispose(): void {
-    this.source.dispose();
-    super.dispose();
-  }
-
-  private onData(chunk: Buffer): void {
-    const source = this.source;
-    const pending = source.pending;
+  protected override onData(chunk: Buffer): void {
+    const pending = this.pending;
     pending.push(chunk);
-    while (source.active) {
+    while (this.active) {
       if (this.bodyLength < 0 && !this.readHeader()) return;
       if (pending.length < this.bodyLength) return;
       const body = pending.take(this.bodyLength);
       this.bodyLength = -1;
-      source.deliver(body);
+      this.deliver(body);
     }
+  }
+
+  protected override onEnd(): void {
+    const pending = this.pending;
+    if (pending.length === 0) return;
+    // A frame cut off by EOF: even if the bytes happen to parse, they are not the message that was announced.
+    const rest = pending.takeAll().toString('utf8');
+    if (rest.trim() !== '') this.noise(rest);
   }
 
   /** Consumes a complete header block and sets {@link bodyLength}; false when it has not all arrived (or failed). */
   private readHeader(): boolean {
-    const source = this.source;
-    const pending = source.pending;
+    const pending = this.pending;
     // Bounded by MAX_HEADER_BYTES, so re-reading it as more chunks arrive stays cheap.
     const head = pending.peek(Math.min(pending.length, MAX_HEADER_BYTES));
     const end = head.indexOf(HEADER_END);
@@ -71,8 +53,8 @@ export class ContentLengthMessageReader extends AbstractMessageReader implements
       this.malformed(text, length);
       return false;
     }
-    if (length > source.maxBytes) {
-      source.tooLarge(`Content-Length announces ${length} bytes`);
+    if (length > this.maxBytes) {
+      this.tooLarge(`Content-Length announces ${length} bytes`);
       return false;
     }
     pending.drop(end + HEADER_END.length);
@@ -81,15 +63,7 @@ export class ContentLengthMessageReader extends AbstractMessageReader implements
   }
 
   private malformed(header: string, problem: string): void {
-    this.source.fail(`malformed Content-Length header ${JSON.stringify(cut(header, 200))}: ${problem}`);
-  }
-
-  private onEnd(): void {
-    const pending = this.source.pending;
-    if (pending.length === 0) return;
-    // A frame cut off by EOF: even if the bytes happen to parse, they are not the message that was announced.
-    const rest = pending.takeAll().toString('utf8');
-    if (rest.trim() !== '') this.source.noise(rest);
+    this.fail(`malformed Content-Length header ${JSON.stringify(cut(header, 200))}: ${problem}`);
   }
 }
 
@@ -113,32 +87,9 @@ function parseContentLength(header: string): number | string {
  * `write` call, waiting for 'drain' when the stream is congested. When the stream errors
  * or closes, pending and later writes reject and `onError` fires for each.
  */
-export class ContentLengthMessageWriter extends AbstractMessageWriter implements MessageWriter {
-  private readonly sink: FrameSink;
-
-  constructor(writable: Writable) {
-    super();
-    this.sink = new FrameSink(writable, encodeFrame, {
-      error: (error, message, count) => this.fireError(error, message, count),
-      close: () => this.fireClose(),
-    });
+export class ContentLengthMessageWriter extends FramedMessageWriter {
+  protected override encode(message: Message): string {
+    const body = JSON.stringify(message);
+    return `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`;
   }
-
-  write(message: Message): Promise<void> {
-    return this.sink.send(message);
-  }
-
-  end(): void {
-    this.sink.end();
-  }
-
-  override dispose(): void {
-    this.sink.dispose();
-    super.dispose();
-  }
-}
-
-function encodeFrame(message: Message): string {
-  const body = JSON.stringify(message);
-  return `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`;
 }
