@@ -27,7 +27,7 @@ export interface SlotHost {
   connectOptions(server: string): ConnectOptions;
   stateChanged(server: string, from: ServerState, to: ServerState): void;
   /** A start listed these tools from the live server. */
-  toolsListed(server: string, client: McpClient, tools: Tool[]): void;
+  toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
   exited(server: string, exitCode: number | undefined, signal: string | undefined, error: McpError | undefined): void;
 }
 
@@ -151,7 +151,7 @@ export class ServerSlot {
       try {
         const tools = client.capabilities.tools ? await client.listTools() : [];
         if (abort.signal.aborted) throw this.closedError();
-        this.host.toolsListed(this.name, client, tools);
+        await this.host.toolsListed(this.name, client, tools);
         return client;
       } catch (error) {
         await client.close();

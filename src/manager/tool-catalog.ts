@@ -50,12 +50,15 @@ export class ToolCatalog {
     return this.index.toolsOf(slot.name) ?? [];
   }
 
-  /** A start or a re-list saw the live tools: index them, save them, say if they changed. */
-  listed(slot: ServerSlot, client: McpClient, tools: Tool[]): void {
+  /**
+   * A start or a re-list saw the live tools: index them, say if they changed, and save
+   * them; resolves once they are on disk, so a manager created next finds them.
+   */
+  async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
     const before = this.index.toolsOf(slot.name);
     this.index.set(slot.name, tools);
-    void this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(tools)) this.onChanged(slot.name);
+    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
   }
 
   /** What we know of a server's tools is stale: forget it, here and on disk. */
