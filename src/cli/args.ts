@@ -1,4 +1,8 @@
 import { parseArgs } from 'node:util';
+import { oneLine } from './format.js';
+
+/** Exit statuses of `lazy-mcp`: 0 ok, 1 a tool or server error, 2 a usage or config error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** A mistake on the command line: reported in one line, exit status 2. */
 export class UsageError extends Error {
@@ -86,8 +90,8 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    // parseArgs explains well ("Unknown option '--x'"); only its error type is not ours.
-    throw new UsageError((error as Error).message);
+    // parseArgs explains well ("Unknown option '--x'"), over several lines at times.
+    throw new UsageError(oneLine((error as Error).message));
   }
   const { values, positionals } = parsed;
   if (values.help) return { action: 'help' };

@@ -1,0 +1,72 @@
+import { McpError, McpServerManager } from '../index.js';
+import { type Command, EXIT, type GlobalOptions, UsageError } from './args.js';
+import { runCommand } from './commands.js';
+import { packageVersion, prepareEnvironment, resolveConfigPath } from './environment.js';
+import { Reporter } from './reporter.js';
+
+/** Signals that end a command gracefully, with their exit statuses: the request is cancelled and the servers stopped. */
+const SIGNALS = { SIGINT: 130, SIGTERM: 143 } as const;
+type HandledSignal = keyof typeof SIGNALS;
+
+/**
+ * Runs one command on a manager built from the config, and resolves to the exit status.
+ * The manager is always shut down before this resolves, so no server outlives the command.
+ */
+export async function run(command: Command, options: GlobalOptions): Promise<number> {
+  const report = new Reporter(process.stderr, { progress: Boolean(process.stderr.isTTY) || options.verbose, verbose: options.verbose });
+  prepareEnvironment();
+  const configPath = resolveConfigPath(options.config);
+  if (options.verbose) report.line(`lazy-mcp: using config ${configPath}`);
+  let manager: McpServerManager;
+  try {
+    manager = McpServerManager.fromFile(configPath, {
+      clientInfo: { name: 'lazy-mcp', version: packageVersion() },
+      ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+    });
+  } catch (error) {
+    report.error(error);
+    return EXIT.usage;
+  }
+  report.attach(manager);
+
+  const abort = new AbortController();
+  let interrupted: number | undefined;
+  const onSignal = (signal: HandledSignal) => {
+    if (interrupted !== undefined) {
+      // A second Ctrl-C: stop waiting. Our listener goes, the signal's default action
+      // returns, and the manager's exit hook kills the servers as the process ends.
+      removeListeners();
+      process.kill(process.pid, signal);
+      return;
+    }
+    interrupted = SIGNALS[signal];
+    abort.abort();
+    void manager.shutdown();
+  };
+  // `on`, not `once`: while ours is attached, the manager's exit hook leaves the signal to us.
+  const listeners = (Object.keys(SIGNALS) as HandledSignal[]).map((signal) => [signal, () => onSignal(signal)] as const);
+  const removeListeners = () => listeners.forEach(([signal, listener]) => process.off(signal, listener));
+  listeners.forEach(([signal, listener]) => process.on(signal, listener));
+
+  try {
+    return await runCommand(command, {
+      manager,
+      reporter: report,
+      print: (text) => process.stdout.write(`${text}\n`),
+      json: options.json,
+      // A pseudo-terminal may report no width (0); then lines are left whole.
+      ...(process.stdout.isTTY && process.stdout.columns > 0 ? { width: process.stdout.columns } : {}),
+      signal: abort.signal,
+    });
+  } catch (error) {
+    if (interrupted !== undefined) {
+      report.line('lazy-mcp: interrupted');
+      return interrupted;
+    }
+    report.error(error);
+    return error instanceof UsageError || (error instanceof McpError && error.code === 'invalid-config') ? EXIT.usage : EXIT.failed;
+  } finally {
+    await manager.shutdown();
+    removeListeners();
+  }
+}

@@ -1,0 +1,50 @@
+import { parseCommandLine, parseToolArguments } from '../../src/cli/args.js';
+
+describe('parseCommandLine', () => {
+  it('parses each command with its arguments and the global options anywhere', () => {
+    expect(parseCommandLine(['tools', '--server', 'a', '--server', 'b', '--json'])).toEqual({
+      action: 'run',
+      command: { name: 'tools', servers: ['a', 'b'] },
+      options: { json: true, verbose: false },
+    });
+    expect(parseCommandLine(['--config', 'x.json', 'call', 'mcp__a__b', '{"k":1}', '--timeout', '500', '--cache-dir', 'c'])).toEqual({
+      action: 'run',
+      command: { name: 'call', tool: 'mcp__a__b', args: '{"k":1}', timeout: 500 },
+      options: { config: 'x.json', cacheDir: 'c', json: false, verbose: false },
+    });
+    expect(parseCommandLine(['call', 'mcp__a__b', '--args-file', '-']).action === 'run').toBe(true);
+    expect(parseCommandLine(['read', 'fs', 'file:///x', '--verbose'])).toMatchObject({ command: { name: 'read', server: 'fs', uri: 'file:///x' }, options: { verbose: true } });
+    expect(parseCommandLine(['resources'])).toMatchObject({ command: { name: 'resources', servers: [] } });
+    expect(parseCommandLine(['status', '--json'])).toMatchObject({ command: { name: 'status' }, options: { json: true } });
+  });
+
+  it('answers --help and --version before anything else', () => {
+    expect(parseCommandLine(['call', '--help'])).toEqual({ action: 'help' });
+    expect(parseCommandLine(['-h'])).toEqual({ action: 'help' });
+    expect(parseCommandLine(['--version'])).toEqual({ action: 'version' });
+  });
+
+  it.each([
+    [[], 'no command given; the commands are tools, call, resources, read and status'],
+    [['list'], 'unknown command "list"; the commands are tools, call, resources, read and status'],
+    [['status', '--server', 'x'], 'option --server does not apply to "status"'],
+    [['read', 'fs'], '"read" needs <server> <uri>'],
+    [['status', 'extra'], 'unexpected argument "extra" for "status"'],
+    [['call', 't', '{}', '--args-file', 'f'], 'give the call arguments either as json-args or with --args-file, not both'],
+    [['call', 't', '--timeout=-5'], '--timeout must be a positive whole number of milliseconds, got "-5"'],
+    [['call', 't', '--timeout', '-5'], expect.stringMatching(/^Option '--timeout' argument is ambiguous\. Did you forget .*'--timeout=-XYZ'\.$/)],
+    [['call', 't', '--timeout', '0'], '--timeout must be a positive whole number of milliseconds, got "0"'],
+    [['tools', '--config'], "Option '--config <value>' argument missing"],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(expect.objectContaining({ name: 'UsageError', message }));
+  });
+});
+
+describe('parseToolArguments', () => {
+  it('accepts a JSON object only', () => {
+    expect(parseToolArguments('{"a":[1]}', 'json-args')).toEqual({ a: [1] });
+    expect(() => parseToolArguments('"text"', 'json-args')).toThrow('json-args must be a JSON object such as {"text":"hi"}, got "text"');
+    expect(() => parseToolArguments('null', 'json-args')).toThrow('got null');
+    expect(() => parseToolArguments('{', '--args-file a.json')).toThrow(/^--args-file a\.json is not valid JSON: /);
+  });
+});
