@@ -79,15 +79,16 @@ describe('typed requests', () => {
   });
 
   it('lets progress keep a long call alive past its timeout, unless maxTotalTimeout caps it', async () => {
-    const kept = await echo.callTool('slow', { ms: 600, interval: 50 }, { timeout: 250 });
+    // Progress every 50 ms against a 600 ms timeout: generous for a loaded machine.
+    const kept = await echo.callTool('slow', { ms: 1500, interval: 50 }, { timeout: 600 });
     expect(textOf(kept)).toBe('done');
 
-    const noReset = await echo.callTool('slow', { ms: 600, interval: 50 }, { timeout: 250, resetTimeoutOnProgress: false }).catch((e) => e);
+    const noReset = await echo.callTool('slow', { ms: 1500, interval: 50 }, { timeout: 600, resetTimeoutOnProgress: false }).catch((e) => e);
     expect(noReset.code).toBe('timeout');
 
-    const capped = await echo.callTool('slow', { ms: 2000, interval: 50 }, { timeout: 250, maxTotalTimeout: 400 }).catch((e) => e);
+    const capped = await echo.callTool('slow', { ms: 5000, interval: 50 }, { timeout: 600, maxTotalTimeout: 900 }).catch((e) => e);
     expect(capped.code).toBe('timeout');
-    expect(capped.message).toContain('timed out after 400 ms in total');
+    expect(capped.message).toContain('timed out after 900 ms in total');
   });
 
   it('on timeout rejects with timeout, tells the server with notifications/cancelled, and stays usable', async () => {

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '../support/fixtures.js';
+
+const run = promisify(execFile);
+
+// A smoke run of the benchmark: it must build, run every figure and write its results.
+// No timing is asserted: benchmarks are not tests.
+describe('npm run bench -- --quick', () => {
+  let out: string;
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'lazy-mcp-bench-test-'));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('builds, runs every figure and writes results.json, RESULTS.md and ratios.svg to --out', async () => {
+    const committed = join(repoRoot, 'bench/results.json');
+    const committedAt = existsSync(committed) ? statSync(committed).mtimeMs : undefined;
+    await run(process.execPath, [resolve(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', resolve(repoRoot, 'tsconfig.bench.json')], {
+      cwd: repoRoot,
+      timeout: 120_000,
+    });
+    await run(process.execPath, ['--expose-gc', resolve(repoRoot, 'dist-bench/scripts/bench.js'), '--quick', '--out', out], {
+      cwd: repoRoot,
+      timeout: 120_000,
+    });
+
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(results.mode).toBe('quick');
+    expect(results.machine.node).toBe(process.version);
+    const figures = new Set(results.metrics.map((m: { figure: number }) => m.figure));
+    expect([...figures].sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const metric of results.metrics) {
+      for (const values of Object.values(metric.runs) as number[][]) {
+        expect(values.length).toBeGreaterThan(0);
+        for (const value of values) expect(Number.isFinite(value)).toBe(true);
+      }
+    }
+    expect(results.targets).toHaveLength(9);
+    for (const target of results.targets) {
+      expect(Number.isFinite(target.measured)).toBe(true);
+      expect(typeof target.met).toBe('boolean');
+    }
+    expect(readFileSync(join(out, 'RESULTS.md'), 'utf8')).toContain('| goal | measured | how | met |');
+    expect(readFileSync(join(out, 'ratios.svg'), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>\n$/);
+    expect(existsSync(committed) ? statSync(committed).mtimeMs : undefined).toBe(committedAt);
+  }, 300_000);
+});
