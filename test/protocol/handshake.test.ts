@@ -39,10 +39,10 @@ describe('initialize handshake', () => {
 
   it('kills a server that never answers initialize and reports the timeout with its stderr', async () => {
     const started = Date.now();
-    const error = await McpClient.connect(fixture('never-initializes.mjs'), { name: 'mute', timeout: 300, shutdownGraceMs: 200 }).catch((e) => e);
+    const error = await McpClient.connect(fixture('never-initializes.mjs'), { name: 'mute', timeout: 1500, shutdownGraceMs: 200 }).catch((e) => e);
     expect(error.code).toBe('timeout');
     expect(error.phase).toBe('initialize');
-    expect(error.message).toMatch(/server "mute": initialize timed out after 300 ms/);
+    expect(error.message).toMatch(/server "mute": initialize timed out after 1500 ms/);
     expect(error.message).toContain('never-initializes: up, not answering');
     expect(error.stderrTail).toContain('never-initializes: up, not answering');
     expect(Date.now() - started).toBeLessThan(5000);
