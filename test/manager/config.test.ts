@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/manager/config.js';
+import { tempDir } from '../support/temp-dirs.js';
 import { McpServerManager } from '../../src/manager/manager.js';
 
 const env = { HOME: '/home/u', TOKEN: 'secret', EMPTY: '' };
@@ -121,7 +121,7 @@ describe('McpServerManager construction', () => {
   });
 
   it('reads a config file, and names the file when it is broken', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lazy-mcp-config-'));
+    const dir = tempDir('lazy-mcp-config-');
     const good = join(dir, 'mcp.json');
     writeFileSync(good, JSON.stringify({ mcpServers: { a: { command: 'x' } } }));
     expect(Object.keys(McpServerManager.fromFile(good).status())).toEqual(['a']);

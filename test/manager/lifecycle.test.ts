@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
+import { tempDir } from '../support/temp-dirs.js';
 import { fixture, isAlive, waitFor } from '../support/fixtures.js';
 
 const managers: McpServerManager[] = [];
@@ -57,7 +57,7 @@ describe('oversized messages', () => {
 
 describe('backoff after failed starts', () => {
   it('backs off 250 ms doubling, fails fast meanwhile, and is failed after 5 in a row until restart()', async () => {
-    const flag = join(mkdtempSync(join(tmpdir(), 'lazy-mcp-flaky-')), 'ready');
+    const flag = join(tempDir('lazy-mcp-flaky-'), 'ready');
     const manager = manage({ flaky: fixture('flaky-start.mjs', flag) });
     const waits: number[] = [];
     let backoffAt = 0;

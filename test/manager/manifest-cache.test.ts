@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
+import { tempDir } from '../support/temp-dirs.js';
 import { fixture, waitFor } from '../support/fixtures.js';
 
 const managers: McpServerManager[] = [];
@@ -18,7 +18,6 @@ function manage(config: object, cacheDir: string): { manager: McpServerManager; 
   manager.on('toolsChanged', ({ server }) => events.push(server));
   return { manager, starts, events };
 }
-const tempDir = () => mkdtempSync(join(tmpdir(), 'lazy-mcp-cache-'));
 const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json'));
 const waitForFiles = (dir: string, n: number) => waitFor(() => cacheFiles(dir).length === n, 5000);
 

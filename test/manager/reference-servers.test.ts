@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dirs.js';
 import { McpServerManager } from '../../src/manager/manager.js';
 import { isAlive, referenceServer } from '../support/fixtures.js';
 
@@ -8,7 +8,7 @@ const textOf = (result: { content: unknown[] }) => (result.content as { type: st
 
 // The three official reference servers, from node_modules, through one manager.
 describe('one manager over the reference servers', () => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'lazy-mcp-ref-')));
+  const dir = realpathSync(tempDir('lazy-mcp-ref-'));
   const data = join(dir, 'data');
   const memoryFile = join(dir, 'memory.jsonl');
   let manager: McpServerManager;
