@@ -1,11 +1,26 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../support/fixtures.js';
 
 const run = promisify(execFile);
+
+/** Live processes running a fixture of the bench whose pid is `bench` (it runs them from its own temp copy). */
+function serversOf(bench: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmd.includes(`lazy-mcp-bench-fixtures-${bench}-`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
 
 // A smoke run of the benchmark: it must build, run every figure and write its results.
 // No timing is asserted: benchmarks are not tests.
@@ -23,10 +38,14 @@ describe('npm run bench -- --quick', () => {
       cwd: repoRoot,
       timeout: 120_000,
     });
-    await run(process.execPath, ['--expose-gc', resolve(repoRoot, 'dist-bench/scripts/bench.js'), '--quick', '--out', out], {
+    const bench = run(process.execPath, ['--expose-gc', resolve(repoRoot, 'dist-bench/scripts/bench.js'), '--quick', '--out', out], {
       cwd: repoRoot,
       timeout: 120_000,
     });
+    const pid = bench.child.pid!;
+    await bench;
+    // Every server the bench started is gone when it exits.
+    expect(serversOf(pid)).toEqual([]);
 
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
     expect(results.mode).toBe('quick');

@@ -1,5 +1,5 @@
 import { McpServerManager } from '../../src/manager/manager.js';
-import { fixture } from '../support/fixtures.js';
+import { fixture, textOf } from '../support/fixtures.js';
 
 const managers: McpServerManager[] = [];
 afterEach(async () => {
@@ -12,7 +12,6 @@ function manage(servers: Record<string, object>, options = {}): { manager: McpSe
   manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
   return { manager, starts };
 }
-const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 const livePids = (manager: McpServerManager) => Object.values(manager.status()).flatMap((s) => (s.pid ? [s.pid] : []));
 
 describe('lazy, single-flight start', () => {

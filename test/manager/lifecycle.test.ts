@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
 import { tempDir } from '../support/temp-dirs.js';
-import { fixture, isAlive, waitFor } from '../support/fixtures.js';
+import { fixture, isAlive, waitFor, textOf } from '../support/fixtures.js';
 
 const managers: McpServerManager[] = [];
 afterEach(async () => {
@@ -14,7 +14,6 @@ function manage(servers: Record<string, object>, options = {}): McpServerManager
   managers.push(manager);
   return manager;
 }
-const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('crashes', () => {
   it('fails the calls on a server that crashes mid-call, then starts it again on next use', async () => {

@@ -2,9 +2,8 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dirs.js';
 import { McpServerManager } from '../../src/manager/manager.js';
-import { isAlive, referenceServer } from '../support/fixtures.js';
+import { isAlive, referenceServer, textOf } from '../support/fixtures.js';
 
-const textOf = (result: { content: unknown[] }) => (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 
 // The three official reference servers, from node_modules, through one manager.
 describe('one manager over the reference servers', () => {

@@ -1,8 +1,7 @@
 import { McpServerManager } from '../../src/manager/manager.js';
 import { shortHash } from '../../src/manager/tool-names.js';
-import { fixture } from '../support/fixtures.js';
+import { fixture, textOf } from '../support/fixtures.js';
 
-const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
 
 describe('names and routing', () => {

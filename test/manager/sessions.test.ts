@@ -1,7 +1,6 @@
 import { McpServerManager } from '../../src/manager/manager.js';
-import { fixture } from '../support/fixtures.js';
+import { fixture, textOf } from '../support/fixtures.js';
 
-const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('sessions', () => {
   let manager: McpServerManager;

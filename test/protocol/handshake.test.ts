@@ -1,16 +1,8 @@
 import { McpClient } from '../../src/protocol/client.js';
 import { McpError } from '../../src/errors.js';
+import { connect } from '../support/clients.js';
 import { fixture, isAlive, waitFor } from '../support/fixtures.js';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-async function connect(...args: Parameters<typeof McpClient.connect>): Promise<McpClient> {
-  const client = await McpClient.connect(...args);
-  clients.push(client);
-  return client;
-}
 
 describe('initialize handshake', () => {
   it('offers the latest revision and keeps what the server said about itself', async () => {

@@ -1,17 +1,8 @@
 import { McpClient } from '../../src/protocol/client.js';
 import type { Progress } from '../../src/protocol/types.js';
-import { fixture } from '../support/fixtures.js';
+import { connect } from '../support/clients.js';
+import { fixture, textOf } from '../support/fixtures.js';
 
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-async function connect(...args: Parameters<typeof McpClient.connect>): Promise<McpClient> {
-  const client = await McpClient.connect(...args);
-  clients.push(client);
-  return client;
-}
-const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('typed requests', () => {
   let echo: McpClient;

@@ -41,3 +41,8 @@ export async function waitFor(check: () => boolean, ms = 5000, every = 10): Prom
   }
   return true;
 }
+
+/** The text of a tool result's content blocks, joined by newlines. */
+export function textOf(result: { content: unknown[] }): string {
+  return (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
+}
