@@ -93,7 +93,9 @@ const EXIT_STATUS_WAIT_MS = 200;
  * timeouts, cancellation and progress, and the server's own requests and notifications.
  */
 export class McpClient extends EventEmitter {
-  private readonly pending = new PendingRequests();
+  private readonly pending = new PendingRequests((request, why) =>
+    this.cancel(request.id, why === 'total' ? this.errors.timeout(request, request.totalTimeoutMs!, ' in total') : this.errors.timeout(request, request.timeoutMs)),
+  );
   private readonly connection: MessageConnection;
   private readonly writer: MessageWriter;
   private readonly name: string | undefined;
@@ -255,24 +257,21 @@ export class McpClient extends EventEmitter {
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
     return new Promise((resolve, reject) => {
+      const now = performance.now();
       const request: PendingRequest = {
         id,
         label,
         phase,
         schema,
         timeoutMs,
+        totalTimeoutMs: options.maxTotalTimeout,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
         onProgress: options.onProgress,
         resolve: resolve as (value: unknown) => void,
         reject,
+        deadline: now + timeoutMs,
+        totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
       };
-      if (Number.isFinite(timeoutMs)) {
-        request.timer = setTimeout(() => this.cancel(id, this.errors.timeout(request, timeoutMs)), timeoutMs);
-      }
-      if (options.maxTotalTimeout !== undefined) {
-        const total = options.maxTotalTimeout;
-        request.totalTimer = setTimeout(() => this.cancel(id, this.errors.timeout(request, total, ' in total')), total);
-      }
       if (signal) {
         request.signal = signal;
         request.onAbort = () => this.cancel(id, this.errors.cancelled(request, signal));
@@ -358,7 +357,7 @@ export class McpClient extends EventEmitter {
         const parsed = ProgressParamsSchema.safeParse(params);
         const request = parsed.success ? this.pending.get(parsed.data.progressToken) : undefined;
         if (!parsed.success || !request) return;
-        if (request.resetTimeoutOnProgress) request.timer?.refresh();
+        if (request.resetTimeoutOnProgress) request.deadline = performance.now() + request.timeoutMs;
         const { progress, total, message } = parsed.data;
         try {
           request.onProgress?.({ progress, total, message });

@@ -10,22 +10,37 @@ export interface PendingRequest {
   readonly phase: McpPhase;
   readonly schema: z.ZodType;
   readonly timeoutMs: number;
+  readonly totalTimeoutMs?: number;
   readonly resetTimeoutOnProgress: boolean;
   readonly onProgress?: (progress: Progress) => void;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: McpError) => void;
-  timer?: NodeJS.Timeout;
-  totalTimer?: NodeJS.Timeout;
+  /** When the request times out (`performance.now()` ms); progress may push it back. Infinity: never. */
+  deadline: number;
+  /** When `maxTotalTimeout` ends it, whatever progress came. Infinity: never. */
+  readonly totalDeadline: number;
   signal?: AbortSignal;
   onAbort?: () => void;
 }
 
+/** Why a request ran out of time: its timeout, or its `maxTotalTimeout`. */
+export type Expiry = 'timeout' | 'total';
+
 /**
  * The requests a client is waiting on. Settling a request always goes through here,
- * so its timers and abort listener are removed whichever way it ends.
+ * so its abort listener is removed whichever way it ends.
+ *
+ * Deadlines share one timer, armed for the earliest one, instead of a timer per
+ * request: creating and clearing a Node timer for every call costs more than the rest
+ * of a call's bookkeeping. The timer is unref'd: while a request waits, the server's
+ * pipes keep the host alive anyway.
  */
 export class PendingRequests {
   private readonly byId = new Map<number, PendingRequest>();
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+
+  constructor(private readonly expired: (request: PendingRequest, why: Expiry) => void) {}
 
   get size(): number {
     return this.byId.size;
@@ -33,6 +48,7 @@ export class PendingRequests {
 
   add(request: PendingRequest): void {
     this.byId.set(request.id, request);
+    this.arm(Math.min(request.deadline, request.totalDeadline));
   }
 
   get(id: unknown): PendingRequest | undefined {
@@ -45,8 +61,6 @@ export class PendingRequests {
     const request = this.get(id);
     if (!request) return undefined;
     this.byId.delete(request.id);
-    clearTimeout(request.timer);
-    clearTimeout(request.totalTimer);
     if (request.onAbort) request.signal?.removeEventListener('abort', request.onAbort);
     return request;
   }
@@ -57,5 +71,32 @@ export class PendingRequests {
       const request = this.take(id);
       if (request) request.reject(errorFor(request));
     }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = Infinity;
   }
+
+  /** Makes the timer fire no later than `deadline`; a later one it already covers. */
+  private arm(deadline: number): void {
+    if (deadline >= this.armedFor) return;
+    clearTimeout(this.timer);
+    this.armedFor = deadline;
+    // Node caps a delay at 2^31 - 1 ms; a longer one fires early, finds nothing due, and re-arms.
+    this.timer = setTimeout(this.sweep, Math.min(2 ** 31 - 1, Math.max(0, deadline - performance.now()))).unref();
+  }
+
+  /** Expires what is due, then arms for the earliest deadline left. */
+  private readonly sweep = (): void => {
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const request of [...this.byId.values()]) {
+      if (request.totalDeadline <= now) this.expired(request, 'total');
+      else if (request.deadline <= now) this.expired(request, 'timeout');
+      else next = Math.min(next, request.deadline, request.totalDeadline);
+    }
+    // An expired request may still be here if the callback did not take it; never spin on it.
+    if (next < Infinity) this.arm(next);
+  };
 }

@@ -61,8 +61,11 @@ describe('lazy, single-flight start', () => {
     const tools = await manager.listTools();
     expect(new Set(tools.map((t) => t.server))).toEqual(new Set(['good']));
     const status = manager.status();
-    expect(status.broken).toMatchObject({ state: 'backoff', lastError: { code: 'peer-exited', exitCode: 1 } });
-    expect(status.mute).toMatchObject({ state: 'backoff', lastError: { code: 'timeout', phase: 'initialize' } });
+    // Backing off, or (on a slow machine) already past the first 250 ms wait.
+    expect(['backoff', 'stopped']).toContain(status.broken.state);
+    expect(['backoff', 'stopped']).toContain(status.mute.state);
+    expect(status.broken).toMatchObject({ lastError: { code: 'peer-exited', exitCode: 1 } });
+    expect(status.mute).toMatchObject({ lastError: { code: 'timeout', phase: 'initialize' } });
     expect(status.good.state).toBe('ready');
   });
 

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { serverProcesses } from './leftover-processes.mjs';
+import { procStat } from './leftover-processes.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 
 export default function globalSetup() {
-  // Processes from before this run (another run, a demo) are not this run's to judge.
-  process.env.LAZY_MCP_PREEXISTING = serverProcesses().map((p) => p.pid).join(',');
+  // Only server processes started from now on, by this run, are this run's to answer for.
+  process.env.LAZY_MCP_RUN_SINCE = String(procStat(process.pid)?.start ?? 0);
   // Tests that run a host or the CLI as a child process use the built package.
   execFileSync(process.execPath, [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', resolve(root, 'tsconfig.build.json')], {
     stdio: 'inherit',

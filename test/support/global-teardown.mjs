@@ -2,8 +2,8 @@ import { serverProcesses } from './leftover-processes.mjs';
 
 /** Fails the run when a test left a server process behind (after killing it). */
 export default async function globalTeardown() {
-  const before = new Set((process.env.LAZY_MCP_PREEXISTING ?? '').split(',').filter(Boolean).map(Number));
-  const ours = () => serverProcesses().filter((p) => !before.has(p.pid));
+  const since = Number(process.env.LAZY_MCP_RUN_SINCE ?? 0);
+  const ours = () => serverProcesses(process.pid, since);
   // A process being killed right now may take a moment to be reaped.
   const deadline = Date.now() + 3000;
   let left = ours();

@@ -6,20 +6,49 @@ const root = resolve(import.meta.dirname, '../..');
 /** Paths that only a server started by this repo's tests would have on its command line. */
 const markers = [resolve(root, 'test/fixtures') + '/', resolve(root, 'node_modules/@modelcontextprotocol/server-'), resolve(root, 'examples') + '/'];
 
-/** Processes on this machine whose command line points into this checkout's servers. */
-export function serverProcesses() {
+/** pid's parent, start time (clock ticks since boot) and whether it is a zombie, or undefined if gone. */
+export function procStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses; the fields after its last ')' do not.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], ppid: Number(fields[1]), start: Number(fields[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function isDescendant(pid, ancestor) {
+  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+    const stat = procStat(p);
+    if (!stat) return false;
+    if (stat.ppid === ancestor) return true;
+    p = stat.ppid;
+  }
+  return false;
+}
+
+/**
+ * Live server processes of this checkout that a run started (after `since`) and that
+ * belong to it: its descendants, or orphans that lost their parent (what a leaking test
+ * leaves). Servers of another run or a benchmark going on at the same time are theirs.
+ */
+export function serverProcesses(runPid, since = 0) {
   const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
     let cmd;
     try {
-      cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      // A zombie is already dead; only its parent's wait is missing.
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
     } catch {
       continue;
     }
-    if (markers.some((m) => cmd.includes(m))) found.push({ pid: Number(entry), cmd });
+    if (!markers.some((m) => cmd.includes(m))) continue;
+    const stat = procStat(pid);
+    // A zombie is already dead; only its parent's wait is missing.
+    if (!stat || stat.state === 'Z' || stat.start < since) continue;
+    if (stat.ppid === 1 || isDescendant(pid, runPid)) found.push({ pid, cmd });
   }
   return found;
 }
