@@ -17,18 +17,21 @@ export function referenceServer(pkg: 'everything' | 'filesystem' | 'memory', ...
   };
 }
 
-/** True while a process with this pid exists (and is not a zombie). */
+/**
+ * True while a process with this pid exists. A zombie counts as dead: it has exited and
+ * only waits to be reaped (PID 1 on this machine reaps orphans only every second or two).
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-  } catch {
-    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
-    return !/^\d+ \(.*\) Z/.test(stat);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
   } catch {
-    return true;
+    return false; // reaped between the two looks
   }
 }
 

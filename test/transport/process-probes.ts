@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import type { ProcessSpec } from '../../src/transport/server-process.js';
+import { isAlive } from '../support/fixtures.js';
 
 /** Absolute path of a test fixture. */
 export const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -14,23 +14,8 @@ export const nodeSpec = (script: string, args: string[] = [], extra: Partial<Pro
   ...extra,
 });
 
-/**
- * Whether `pid` is dead. A zombie counts: it has exited and only waits for its parent to
- * reap it — PID 1 on this machine reaps orphans only every second or two.
- */
-export function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true; // reaped between the two looks
-  }
-}
+/** Whether `pid` is dead (a zombie counts: it has exited). */
+export const isGone = (pid: number): boolean => !isAlive(pid);
 
 /** Polls `condition` every 20 ms until it holds; fails after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
