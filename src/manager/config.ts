@@ -65,8 +65,17 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
   try {
     if (!isObject(entry)) throw new EntryError('', `must be an object, got ${describe(entry)}`);
     const type = optional(entry, 'type', 'string');
-    if (type !== undefined && REMOTE_TYPES.has(type) || (type === undefined && entry.command === undefined && entry.url !== undefined)) {
-      const url = optional(entry, 'url', 'string');
+    const expand = (field: string, value: string) => {
+      try {
+        return expandVars(value, hostEnv);
+      } catch (error) {
+        if (error instanceof UnsetVariableError) throw new EntryError(field, error.message);
+        throw error;
+      }
+    };
+    if ((type !== undefined && REMOTE_TYPES.has(type)) || (type === undefined && entry.command === undefined && entry.url !== undefined)) {
+      const rawUrl = optional(entry, 'url', 'string');
+      const url = rawUrl === undefined ? undefined : expand('url', rawUrl);
       return {
         name,
         kind: 'unsupported',
@@ -78,14 +87,6 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       };
     }
     if (type !== undefined && type !== 'stdio') throw new EntryError('type', `must be "stdio", "http", "sse" or "streamable-http", got ${describe(type)}`);
-    const expand = (field: string, value: string) => {
-      try {
-        return expandVars(value, hostEnv);
-      } catch (error) {
-        if (error instanceof UnsetVariableError) throw new EntryError(field, error.message);
-        throw error;
-      }
-    };
     const command = optional(entry, 'command', 'string');
     if (command === undefined || command.trim() === '') throw new EntryError('command', 'is required for a stdio server');
     const args = optionalArray(entry, 'args').map((arg, i) => expand(`args[${i}]`, arg));

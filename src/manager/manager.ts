@@ -12,6 +12,7 @@ import type {
   ResourceTemplate,
   Root,
 } from '../protocol/types.js';
+import { abortable } from './abortable.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
@@ -51,8 +52,6 @@ export interface ManagerEvents {
   stateChange: { server: string; from: ServerState; to: ServerState };
 }
 
-/** How a server says it has no such tool (MCP: -32602 "Unknown tool: x", or "Tool x not found"). */
-const NO_SUCH_TOOL = /unknown tool|tool .* not found|no such tool|tool not found/i;
 
 /**
  * The pool: every configured stdio server, started on first need, shared by every
@@ -91,6 +90,7 @@ export class McpServerManager extends EventEmitter {
     private readonly options: ManagerOptions = {},
   ) {
     super();
+    checkOptions(options);
     const host = this.slotHost();
     for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
     this.catalog = new ToolCatalog(
@@ -138,17 +138,16 @@ export class McpServerManager extends EventEmitter {
 
   /** Resources of one server, or of every enabled server (started in parallel; failures left out). */
   async listResources(server?: string): Promise<ManagedResource[]> {
-    return this.resourcesIn(server === undefined ? undefined : this.view([server]), server !== undefined);
+    return this.resourcesIn(undefined, server);
   }
 
   /** Resource templates of one server, or of every enabled server. */
   async listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
-    const slots = this.enabledSlots(server === undefined ? undefined : this.view([server]));
-    const lists = await this.each(slots, server !== undefined, async (slot) => {
+    this.assertOpen();
+    return this.fromServers(undefined, server, async (slot) => {
       const templates = await slot.run((client) => (client.capabilities.resources ? client.listResourceTemplates() : Promise.resolve([])));
       return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
     });
-    return lists.flat();
   }
 
   async readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
@@ -208,7 +207,7 @@ export class McpServerManager extends EventEmitter {
 
   private async callIn(view: ReadonlySet<string> | undefined, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     this.assertOpen();
-    const target = await this.route(name, view);
+    const target = await this.route(name, view, options.signal);
     return this.invoke(this.slot(target.server), target.tool.name, args, options, name);
   }
 
@@ -223,25 +222,33 @@ export class McpServerManager extends EventEmitter {
     return this.invoke(this.slot(server, view), tool, args, options);
   }
 
-  private async resourcesIn(view: ReadonlySet<string> | undefined, strict: boolean): Promise<ManagedResource[]> {
+  private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
     this.assertOpen();
-    const lists = await this.each(this.enabledSlots(view), strict, async (slot) => {
+    return this.fromServers(view, server, async (slot) => {
       const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])));
       return resources.map((resource) => ({ server: slot.name, resource }));
     });
-    return lists.flat();
+  }
+
+  /**
+   * One named server's list (its error, such as `invalid-config`, is thrown), or every
+   * enabled server's in parallel, leaving out those that fail.
+   */
+  private async fromServers<T>(view: ReadonlySet<string> | undefined, server: string | undefined, list: (slot: ServerSlot) => Promise<T[]>): Promise<T[]> {
+    if (server !== undefined) return list(this.slot(server, view));
+    return (await this.each(this.enabledSlots(view), false, list)).flat();
   }
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)));
+    return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)), options.signal);
   }
 
   private async invoke(slot: ServerSlot, tool: string, args: Record<string, unknown>, options: CallOptions, publicName?: string): Promise<CallToolResult> {
     try {
-      return await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)));
+      return await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
     } catch (error) {
-      if (error instanceof McpError && error.code === 'rpc-error' && NO_SUCH_TOOL.test(error.rpc?.message ?? '')) {
+      if (error instanceof McpError && disownsTool(error, tool)) {
         // The server disowned a tool we listed: what we know of its tools is stale.
         this.catalog.invalidate(slot.name);
         throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(publicName ?? tool)} (it answered: ${error.rpc?.message})`, {
@@ -256,7 +263,7 @@ export class McpServerManager extends EventEmitter {
   }
 
   /** Finds the server and raw tool behind a public name, starting at most that one server. */
-  private async route(name: string, view: ReadonlySet<string> | undefined): Promise<ManagedTool> {
+  private async route(name: string, view: ReadonlySet<string> | undefined, signal?: AbortSignal): Promise<ManagedTool> {
     const known = this.index.resolve(name);
     if (known && (!view || view.has(known.server))) return known;
     const server = this.index.serverOf(name);
@@ -264,7 +271,7 @@ export class McpServerManager extends EventEmitter {
       const slot = this.slot(server);
       if (!slot.enabled) await slot.ready(); // throws why it cannot run
       if (!this.index.toolsOf(server)) {
-        await this.catalog.toolsOf(slot);
+        await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
         const found = this.index.resolve(name);
         if (found) return found;
       }
@@ -283,7 +290,7 @@ export class McpServerManager extends EventEmitter {
     const out: T[] = [];
     for (const result of settled) {
       if (result.status === 'fulfilled') out.push(result.value);
-      else if (strict || (result.reason instanceof McpError && result.reason.code === 'closed')) throw result.reason;
+      else if (strict || this.closing) throw result.reason;
     }
     return out;
   }
@@ -320,7 +327,7 @@ export class McpServerManager extends EventEmitter {
       listTools: (view) => this.toolsIn(view),
       callTool: (view, name, args, options) => this.callIn(view, name, args, options),
       callServerTool: (view, server, tool, args, options) => this.callServerIn(view, server, tool, args, options),
-      listResources: (view) => this.resourcesIn(view, false),
+      listResources: (view, server) => this.resourcesIn(view, server),
       readResource: (view, server, uri, options) => this.readIn(view, server, uri, options),
     };
   }
@@ -335,8 +342,10 @@ export class McpServerManager extends EventEmitter {
         shutdownGraceMs: this.options.shutdownGraceMs,
         listeners: {
           stderr: (line) => this.emit('stderr', { server, line }),
-          log: (message: LogMessage) => this.emit('log', { server, ...message }),
+          log: ({ level, logger, data }: LogMessage) => this.emit('log', { server, level, ...(logger === undefined ? {} : { logger }), data }),
           noise: (line) => this.emit('log', { server, level: 'warning', logger: 'stdout', data: `skipped a non-JSON line on stdout: ${line}` }),
+          exit: (status, reason) =>
+            this.emit('exit', { server, ...status, ...(reason && reason.code !== 'closed' ? { error: reason } : {}) }),
           toolsChanged: () => {
             this.catalog.invalidate(server);
             this.emit('toolsChanged', { server });
@@ -345,8 +354,6 @@ export class McpServerManager extends EventEmitter {
       }),
       stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
       toolsListed: (server, client, tools) => this.catalog.listed(this.slot(server), client, tools),
-      exited: (server, exitCode, signal, error) =>
-        this.emit('exit', { server, ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }), ...(error ? { error } : {}) }),
     };
   }
 }
@@ -355,4 +362,31 @@ export class McpServerManager extends EventEmitter {
 function withActivity(options: CallOptions, touch: () => void): CallOptions {
   const onProgress = options.onProgress;
   return { ...options, onProgress: (p) => (touch(), onProgress?.(p)) };
+}
+
+/**
+ * Whether an error is the server saying it has no tool `tool`: MCP servers answer -32602
+ * with "Unknown tool: x" or "Tool x not found". A tool's own failure that merely says
+ * "not found" must not count, so the message has to name the tool.
+ */
+function disownsTool(error: McpError, tool: string): boolean {
+  if (error.code !== 'rpc-error' || error.rpc?.code !== -32602) return false;
+  const name = tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`unknown tool:? ["'\`]?${name}\\b|tool ["'\`]?${name}["'\`]? not found|no such tool`, 'i').test(error.rpc.message);
+}
+
+/** Rejects manager options that would make every start fail, naming the option and the value. */
+function checkOptions(options: ManagerOptions): void {
+  const checks: [keyof ManagerOptions, (v: unknown) => boolean, string][] = [
+    ['maxMessageBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
+    ['shutdownGraceMs', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v), 'a non-negative number of milliseconds'],
+    ['cacheDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
+    ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
+  ];
+  for (const [field, ok, expected] of checks) {
+    const value = options[field];
+    if (value !== undefined && !ok(value)) {
+      throw new McpError('invalid-config', `manager option ${field} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`, { phase: 'config' });
+    }
+  }
 }

@@ -37,9 +37,9 @@ export class ManifestCache {
 
   /** The key of a server's config: what it runs, with what, where. */
   static keyOf(config: ResolvedServer): string {
-    const { command, args, env, cwd, framing } = config;
+    const { command, args, env, cwd, framing, inheritEnv } = config;
     const sortedEnv = Object.entries(env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline'])).digest('hex');
+    return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false])).digest('hex');
   }
 
   /** The fresh entry for this server and config, or undefined (missing, stale, corrupt). */

@@ -1,6 +1,7 @@
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
 import type { Tool } from '../protocol/types.js';
+import { abortable } from './abortable.js';
 import type { ServerEntry } from './config.js';
 
 /** Where a server is in its life. */
@@ -28,7 +29,6 @@ export interface SlotHost {
   stateChanged(server: string, from: ServerState, to: ServerState): void;
   /** A start listed these tools from the live server. */
   toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
-  exited(server: string, exitCode: number | undefined, signal: string | undefined, error: McpError | undefined): void;
 }
 
 /**
@@ -102,8 +102,9 @@ export class ServerSlot {
    * Runs one request against the server, counting it as activity for idle stop.
    * `touch` is for the request to call on progress, which is activity too.
    */
-  async run<T>(request: (client: McpClient, touch: () => void) => Promise<T>): Promise<T> {
-    const client = await this.ready();
+  async run<T>(request: (client: McpClient, touch: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    // Aborting stops this caller's wait for a start, not the start others share.
+    const client = await abortable(this.ready(), signal, 'waiting for the server to start', this.name);
     this.active++;
     clearTimeout(this.idleTimer);
     try {
@@ -170,7 +171,7 @@ export class ServerSlot {
       (client) => {
         if (!settled() || abort.signal.aborted) {
           void client.close();
-          throw this.closedError();
+          throw this.current === 'closed' ? this.closedError() : this.interruptedError();
         }
         this.started++;
         this.failures = 0;
@@ -182,7 +183,7 @@ export class ServerSlot {
         return client;
       },
       (error: McpError) => {
-        if (!settled() || abort.signal.aborted) throw this.current === 'closed' ? this.closedError() : error;
+        if (!settled() || abort.signal.aborted) throw this.current === 'closed' ? this.closedError() : this.interruptedError();
         this.lastError = error;
         this.failures++;
         if (this.failures >= MAX_FAILED_STARTS) this.setState('failed');
@@ -208,7 +209,6 @@ export class ServerSlot {
         clearTimeout(this.idleTimer);
         this.setState('stopped');
       }
-      this.host.exited(this.name, reason.exitCode, reason.signal, crashed ? reason : undefined);
     });
   }
 
@@ -232,6 +232,11 @@ export class ServerSlot {
     const why = this.current === 'failed' ? `failed ${this.failures} starts in a row; call restart("${this.name}") to try again` : 'is backing off after a failed start';
     const last = this.lastError ? `: ${this.lastError.message}` : '';
     return new McpError('unavailable', `${serverLabel(this.name)}the server ${why}${last}`, { server: this.name, cause: this.lastError });
+  }
+
+  /** For the waiters of a start that `restart()` or an idle stop cut short. */
+  private interruptedError(): McpError {
+    return new McpError('unavailable', `${serverLabel(this.name)}the server's start was interrupted by a restart; try again`, { server: this.name });
   }
 
   private closedError(): McpError {

@@ -1,6 +1,7 @@
 import { McpError } from '../errors.js';
 import type { CallOptions, CallToolResult, ReadResourceResult } from '../protocol/types.js';
 import type { ManagedResource } from './manager.js';
+import { abortable } from './abortable.js';
 import type { ManagedTool } from './tool-index.js';
 
 type View = ReadonlySet<string> | undefined;
@@ -11,7 +12,7 @@ export interface SessionCore {
   listTools(view: View): Promise<ManagedTool[]>;
   callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
   callServerTool(view: View, server: string, tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
-  listResources(view: View): Promise<ManagedResource[]>;
+  listResources(view: View, server: string | undefined): Promise<ManagedResource[]>;
   readResource(view: View, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult>;
 }
 
@@ -36,7 +37,7 @@ export class ToolSession {
   }
 
   listTools(): Promise<ManagedTool[]> {
-    return this.guard(() => this.core.listTools(this.view));
+    return this.track({}, (o) => abortable(this.core.listTools(this.view), o.signal, 'listing tools'));
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
@@ -47,8 +48,9 @@ export class ToolSession {
     return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o));
   }
 
-  listResources(): Promise<ManagedResource[]> {
-    return this.guard(() => this.core.listResources(this.view));
+  /** Resources of one server of this session, or of all of them. */
+  listResources(server?: string): Promise<ManagedResource[]> {
+    return this.track({}, (o) => abortable(this.core.listResources(this.view, server), o.signal, 'listing resources'));
   }
 
   readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
@@ -68,15 +70,10 @@ export class ToolSession {
     this.close();
   }
 
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    if (this.closed) throw this.closedError();
-    this.core.assertOpen();
-    return work();
-  }
-
   /** Runs a request under this session's own abort, so close() reaches exactly its calls. */
   private async track<T>(options: CallOptions, work: (options: CallOptions) => Promise<T>): Promise<T> {
     if (this.closed) throw this.closedError();
+    this.core.assertOpen();
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     this.inFlight.add(controller);

@@ -54,8 +54,9 @@ export function publicToolNames(server: string, prefix: string, tools: readonly 
   const plain = new Set(tools.filter((t) => sanitize(t) === t));
   const used = new Set<string>();
   const shadowed = (tool: string) => otherPrefixes.some((p) => p.startsWith(`${prefix}${SEPARATOR}`) && `${prefix}${SEPARATOR}${tool}`.startsWith(`${p}${SEPARATOR}`));
-  // Plain names first, so a safe raw name keeps its plain form whatever order tools come in.
-  const ordered = [...tools].sort((a, b) => Number(plain.has(b)) - Number(plain.has(a)));
+  // Plain names first, so a safe raw name keeps its plain form; then by raw name, so which
+  // of two colliding changed names keeps the short form does not depend on the list's order.
+  const ordered = [...tools].sort((a, b) => Number(plain.has(b)) - Number(plain.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
   for (const tool of ordered) {
     if (names.has(tool)) continue;
     const safe = sanitize(tool);

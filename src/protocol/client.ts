@@ -4,7 +4,7 @@ import { createMessageConnection, type MessageConnection, type MessageWriter } f
 import type { z } from 'zod';
 import { McpError, type McpPhase } from '../errors.js';
 import { createMessageIO, type Framing } from '../transport/framing.js';
-import { ServerProcess } from '../transport/server-process.js';
+import { type ExitStatus, ServerProcess } from '../transport/server-process.js';
 import { MessageSplit, type NonRequestMessage } from './message-split.js';
 import { type PendingRequest, PendingRequests } from './pending-requests.js';
 import { paginate } from './paginate.js';
@@ -62,6 +62,8 @@ export interface McpClientEvents {
   resourcesChanged: () => void;
   /** The session ended; `reason` is `closed` after `close()`, else why the server went away. */
   close: (reason: McpError) => void;
+  /** The server process exited; `reason` is why the session ended (`closed` when we closed it). */
+  exit: (status: ExitStatus, reason: McpError | undefined) => void;
 }
 
 export interface ConnectOptions {
@@ -103,7 +105,7 @@ export class McpClient extends EventEmitter {
   private readonly defaultTimeout: number;
   private nextId = 0;
   private endReason: McpError | undefined;
-  private goingAway = false;
+  private goingAway: Promise<void> | undefined;
   private readonly stdoutClosed: Promise<void>;
   private markStdoutClosed!: () => void;
   private closing: Promise<void> | undefined;
@@ -120,7 +122,13 @@ export class McpClient extends EventEmitter {
       cwd: config.cwd,
       inheritEnv: config.inheritEnv,
     });
-    const client = new McpClient(process, config, options);
+    let client: McpClient;
+    try {
+      client = new McpClient(process, config, options);
+    } catch (error) {
+      await process.close(0);
+      throw error;
+    }
     const onAbort = () => void client.close();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
@@ -148,7 +156,7 @@ export class McpClient extends EventEmitter {
     for (const [event, listener] of Object.entries(options.listeners ?? {})) this.on(event, listener);
 
     process.on('stderr', (line) => this.emit('stderr', line));
-    process.on('exit', () => void this.peerGone());
+    process.on('exit', (status) => void this.peerGone().then(() => this.emit('exit', status, this.endReason)));
 
     const io = createMessageIO(config.framing ?? 'newline', process.stdout, process.stdin, {
       maxMessageBytes: options.maxMessageBytes,
@@ -254,6 +262,8 @@ export class McpClient extends EventEmitter {
     if (this.endReason) return Promise.reject(this.errors.forRequest(this.endReason, { label, phase }));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(this.errors.cancelled({ label, phase }, signal));
+    const badOption = invalidDuration(options, 'timeout') ?? invalidDuration(options, 'maxTotalTimeout');
+    if (badOption) return Promise.reject(badOption);
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
     return new Promise((resolve, reject) => {
@@ -279,7 +289,11 @@ export class McpClient extends EventEmitter {
       }
       this.pending.add(request);
       const sent = withProgress ? { ...params, _meta: { ...(params._meta as object), progressToken: id } } : params;
-      this.writer.write({ jsonrpc: '2.0', id, method, params: sent } as never).catch(() => void this.peerGone());
+      this.writer.write({ jsonrpc: '2.0', id, method, params: sent } as never).catch((error: unknown) => {
+        // A message that cannot be encoded fails alone; any other write failure means the pipe is gone.
+        if (!(error instanceof McpError)) void this.peerGone();
+        else if (this.pending.take(id)) reject(this.errors.unsendable(request, error));
+      });
     });
   }
 
@@ -397,9 +411,13 @@ export class McpClient extends EventEmitter {
    * the pipe after an exit, and the exit status may lag a closed stdout, so wait a
    * moment (bounded) for both before failing what is pending.
    */
-  private async peerGone(): Promise<void> {
-    if (this.endReason || this.goingAway) return;
-    this.goingAway = true;
+  private peerGone(): Promise<void> {
+    if (this.endReason) return Promise.resolve();
+    this.goingAway ??= this.waitAndEnd();
+    return this.goingAway;
+  }
+
+  private async waitAndEnd(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all([this.process.exited, this.stdoutClosed]),
@@ -421,4 +439,11 @@ export class McpClient extends EventEmitter {
     if (reason.code !== 'closed') void this.close();
     this.emit('close', reason);
   }
+}
+
+/** An error for a per-request duration option that is not a non-negative number of ms (or Infinity). */
+function invalidDuration(options: CallOptions, field: 'timeout' | 'maxTotalTimeout'): McpError | undefined {
+  const value = options[field];
+  if (value === undefined || (typeof value === 'number' && value >= 0)) return undefined;
+  return new McpError('invalid-config', `the ${field} option must be a non-negative number of milliseconds, got ${String(value)} (${typeof value})`, {});
 }

@@ -55,6 +55,15 @@ export class SessionErrors {
     });
   }
 
+  /** A request whose params could not be encoded; it was never sent. */
+  unsendable(request: RequestLabel, error: McpError): McpError {
+    return new McpError('protocol-error', `${this.prefix}${request.label} was not sent: ${error.message}`, {
+      server: this.server,
+      phase: request.phase,
+      cause: error.cause,
+    });
+  }
+
   timeout(request: RequestLabel, ms: number, qualifier = ''): McpError {
     return new McpError('timeout', `${this.prefix}${request.label} timed out after ${ms} ms${qualifier}; the request was cancelled`, {
       server: this.server,

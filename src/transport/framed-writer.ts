@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { AbstractMessageWriter } from 'vscode-jsonrpc';
 import type { Message, MessageWriter } from 'vscode-jsonrpc';
+import { McpError } from '../errors.js';
 
 interface PendingWrite {
   frame: string;
@@ -47,7 +48,8 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
       try {
         frame = this.encode(message);
       } catch (error) {
-        return this.reject({ frame: '', message, resolve, reject }, error instanceof Error ? error : new Error(String(error)));
+        // Only this message is bad (a BigInt, a cycle); the stream is fine, so this is no writer error.
+        return reject(new McpError('protocol-error', `cannot send a message that is not JSON: ${(error as Error).message ?? error}`, { cause: error }));
       }
       const write: PendingWrite = { frame, message, resolve, reject };
       if (this.failure !== undefined) this.reject(write, this.failure);

@@ -86,6 +86,12 @@ describe('config', () => {
     expect((entry as { error: Error }).error).toMatchObject({ code: 'unsupported-transport', server: 'web' });
   });
 
+  it('expands variables in url too', () => {
+    const [entry] = parseConfig({ mcpServers: { web: { type: 'http', url: 'https://${HOST}/mcp' } } }, env);
+    expect(entry.kind).toBe('invalid');
+    expect((entry as { error: Error }).error.message).toContain('config field "url" environment variable HOST is not set');
+  });
+
   it('treats an entry with only a url as a remote (unsupported) server', () => {
     expect(parseConfig({ mcpServers: { web: { url: 'https://example.invalid/mcp' } } }, env)[0].kind).toBe('unsupported');
   });
@@ -117,6 +123,21 @@ describe('McpServerManager construction', () => {
     await expect(manager.callServerTool('off', 'x')).rejects.toMatchObject({ code: 'unavailable' });
     await expect(manager.callTool('mcp__web__fetch')).rejects.toMatchObject({ code: 'unsupported-transport' });
     await expect(manager.callServerTool('nope', 'x')).rejects.toMatchObject({ code: 'unknown-server' });
+    await manager.shutdown();
+  });
+
+  it('rejects manager options that would break every start, naming the option', () => {
+    const config = { mcpServers: {} };
+    expect(() => McpServerManager.fromConfig(config, { maxMessageBytes: 0 })).toThrow('manager option maxMessageBytes must be a positive whole number of bytes, got 0');
+    expect(() => McpServerManager.fromConfig(config, { shutdownGraceMs: -5 })).toThrow(expect.objectContaining({ code: 'invalid-config' }));
+  });
+
+  it('lists resources of a named server that cannot run by throwing its error', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { bad: { command: 3 }, web: { url: 'https://example.invalid' }, off: { command: 'x', disabled: true } } });
+    await expect(manager.listResources('bad')).rejects.toMatchObject({ code: 'invalid-config' });
+    await expect(manager.listResources('web')).rejects.toMatchObject({ code: 'unsupported-transport' });
+    await expect(manager.listResourceTemplates('off')).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(manager.listResources()).resolves.toEqual([]);
     await manager.shutdown();
   });
 

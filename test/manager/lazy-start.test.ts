@@ -22,7 +22,7 @@ describe('lazy, single-flight start', () => {
     expect(textOf(await manager.callTool('mcp__s17__echo', { text: 'only me' }))).toBe('only me');
     expect(starts).toEqual(['s17']);
     expect(livePids(manager)).toHaveLength(1);
-    expect(manager.status().s17).toMatchObject({ state: 'ready', restarts: 0, tools: 11 });
+    expect(manager.status().s17).toMatchObject({ state: 'ready', restarts: 0, tools: 12 });
     expect(manager.status().s3).toEqual({ state: 'idle', restarts: 0 });
   });
 

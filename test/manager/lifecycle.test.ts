@@ -31,6 +31,30 @@ describe('crashes', () => {
     expect(manager.status().echo).toMatchObject({ state: 'ready', restarts: 1 });
   });
 
+  it('emits exit with the status for a server that dies while starting', async () => {
+    const manager = manage({ db: fixture('exits-at-once.mjs') });
+    const exits: ManagerEvents['exit'][] = [];
+    manager.on('exit', (e) => exits.push(e));
+    await expect(manager.callServerTool('db', 'x')).rejects.toMatchObject({ code: 'peer-exited' });
+    expect(await waitFor(() => exits.length === 1)).toBe(true);
+    expect(exits[0]).toMatchObject({ server: 'db', exitCode: 1, error: { code: 'peer-exited' } });
+  });
+
+  it('lets a caller abort its wait for a slow start without stopping the start', async () => {
+    const manager = manage({ slow: fixture('slow-init.mjs', '1500') });
+    const controller = new AbortController();
+    const started = Date.now();
+    const call = manager.callTool('mcp__slow__slow_hello', {}, { signal: controller.signal }).catch((e) => e);
+    await waitFor(() => manager.status().slow.state === 'starting');
+    controller.abort();
+    const error = await call;
+    expect(error.code).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(1500);
+    // The start goes on for everyone else.
+    expect(textOf(await manager.callTool('mcp__slow__slow_hello'))).toBe('hello from slow');
+    expect(manager.status().slow.restarts).toBe(0);
+  });
+
   it('never retries a tools/call on its own', async () => {
     const manager = manage({ echo: fixture('echo-server.mjs') });
     const starts: string[] = [];
@@ -163,7 +187,7 @@ describe('events', () => {
       ]),
     );
     // After list_changed the tools are listed again from the running server.
-    expect((await manager.listTools({ servers: ['echo'] })).length).toBe(11);
+    expect((await manager.listTools({ servers: ['echo'] })).length).toBe(12);
     expect(manager.status().echo.restarts).toBe(0);
   });
 

@@ -69,6 +69,17 @@ describe('names and routing', () => {
     expect(nowhere.code).toBe('unknown-tool');
   });
 
+  it("keeps a tool's own \"not found\" error an rpc-error", async () => {
+    const echo = McpServerManager.fromConfig({ mcpServers: { echo: fixture('echo-server.mjs') } });
+    try {
+      const error = await echo.callTool('mcp__echo__missing_file').catch((e) => e);
+      expect(error).toMatchObject({ code: 'rpc-error', rpc: { code: -32602, message: 'tool missing_file: input file not found' } });
+      expect(echo.status().echo.tools).toBeGreaterThan(0);
+    } finally {
+      await echo.shutdown();
+    }
+  });
+
   it('maps a server that disowns a tool to unknown-tool', async () => {
     const error = await manager.callServerTool('tools', 'gone').catch((e) => e);
     expect(error.code).toBe('unknown-tool');

@@ -121,6 +121,24 @@ describe('typed requests', () => {
     expect(changed).toBe(1);
   });
 
+  it('fails only the call whose arguments are not JSON, and keeps the others and the server', async () => {
+    const slow = echo.callTool('slow', { ms: 300 });
+    const error = await echo.callTool('echo', { text: 1n as unknown as string }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'protocol-error', phase: 'tools/call' });
+    expect(error.message).toContain('server "echo": tools/call "echo" was not sent: cannot send a message that is not JSON');
+    expect(textOf(await slow)).toBe('done');
+    expect(echo.isOpen).toBe(true);
+  });
+
+  it('rejects a timeout option that is not a duration, without sending', async () => {
+    await expect(echo.callTool('echo', { text: 'x' }, { timeout: Number.NaN })).rejects.toMatchObject({
+      code: 'invalid-config',
+      message: 'the timeout option must be a non-negative number of milliseconds, got NaN (number)',
+    });
+    await expect(echo.callTool('echo', { text: 'x' }, { maxTotalTimeout: -1 })).rejects.toMatchObject({ code: 'invalid-config' });
+    expect(echo.inFlight).toBe(0);
+  });
+
   it('matches 5000 concurrent calls each to its own answer', async () => {
     const texts = Array.from({ length: 5000 }, (_, i) => `call-${i}`);
     const results = await Promise.all(texts.map((text) => echo.callTool('echo', { text })));

@@ -373,7 +373,11 @@ describe.each([
     const writer = createWriter(new PassThrough());
     const circular: Record<string, unknown> = { jsonrpc: '2.0', method: 'm' };
     circular.self = circular;
-    await expect(writer.write(circular as Message)).rejects.toThrow(TypeError);
+    const errors: unknown[] = [];
+    writer.onError((e) => errors.push(e));
+    await expect(writer.write(circular as Message)).rejects.toMatchObject({ code: 'protocol-error', cause: expect.any(TypeError) });
+    // Only that message was bad: the stream is not reported broken and goes on.
+    expect(errors).toEqual([]);
     await expect(writer.write(request(1))).resolves.toBeUndefined();
   });
 });
