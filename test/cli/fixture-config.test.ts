@@ -169,7 +169,7 @@ describe('status', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const rows = run.stdout.trimEnd().split('\n');
     expect(rows[0]).toMatch(/^SERVER\s+STATE\s+TOOLS\s+ERROR$/);
-    expect(rows[1]).toMatch(/^echo\s+ready\s+11$/);
+    expect(rows[1]).toMatch(/^echo\s+ready\s+12$/);
     expect(rows[2]).toMatch(/^broken\s+backoff\s+-\s+server "broken": initialize failed/);
     expect(rows[3]).toMatch(/^web\s+unsupported\s+-\s+server "web": transport "http"/);
     expect(rows[4]).toMatch(/^off\s+disabled\s+-$/);
@@ -178,7 +178,7 @@ describe('status', () => {
 
   it('prints JSON with --json, errors as code and message', async () => {
     const status = JSON.parse((await runCli(['status', '--json', ...mixed])).stdout);
-    expect(status.echo).toMatchObject({ state: 'ready', tools: 11, restarts: 0 });
+    expect(status.echo).toMatchObject({ state: 'ready', tools: 12, restarts: 0 });
     expect(status.broken).toMatchObject({ state: 'backoff', lastError: { code: 'peer-exited', phase: 'initialize', message: expect.stringContaining('DATABASE_URL') } });
     expect(status.typo.lastError).toMatchObject({ code: 'invalid-config', phase: 'config' });
   });
@@ -189,7 +189,7 @@ describe('--cache-dir', () => {
     const cache = ['--cache-dir', join(scratch.path, 'cache'), ...echo];
     expect((await runCli(['tools', ...cache])).code).toBe(0);
     const later = await runCli(['status', '--json', '--verbose', ...cache]);
-    expect(JSON.parse(later.stdout).echo).toEqual({ state: 'idle', restarts: 0, tools: 11 });
+    expect(JSON.parse(later.stdout).echo).toEqual({ state: 'idle', restarts: 0, tools: 12 });
     expect(later.stderr).not.toContain('starting echo');
   });
 });
