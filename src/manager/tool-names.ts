@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 /** Longest public tool name chat model APIs accept. */
 export const MAX_NAME_LENGTH = 64;
 const PREFIX = 'mcp__';
+/** Longest server part of a public name, so `mcp__<server>__` always fits with room for the tool. */
+const MAX_PREFIX_LENGTH = 40;
 const SEPARATOR = '__';
 
 /** Each code point outside `[a-zA-Z0-9_-]` becomes `_` (`ünïcode` → `_n_code`). */
@@ -23,16 +25,18 @@ function withHash(base: string, hash: string, max = MAX_NAME_LENGTH): string {
 }
 
 /**
- * The public prefix of each server (`mcp__<name>__` without the trailing separator is
- * `mcp__<name>`). A name that had to change and collides with another gets a hash.
+ * The server part of each public name. A name that had to change and collides with
+ * another, or one over 40 characters, gets a hash, so the server can always be read
+ * back from a public name.
  */
 export function serverPrefixes(servers: readonly string[]): Map<string, string> {
   const prefixes = new Map<string, string>();
-  const taken = new Set(servers.filter((s) => sanitize(s) === s));
+  const fits = (s: string) => sanitize(s) === s && s.length <= MAX_PREFIX_LENGTH;
+  const taken = new Set(servers.filter(fits));
   for (const server of servers) {
     let safe = sanitize(server);
-    if (safe !== server) {
-      if (taken.has(safe)) safe = withHash(safe, shortHash(server), 40);
+    if (!fits(server)) {
+      if (taken.has(safe) || safe.length > MAX_PREFIX_LENGTH) safe = withHash(safe, shortHash(server), MAX_PREFIX_LENGTH);
       taken.add(safe);
     }
     prefixes.set(server, safe);

@@ -48,6 +48,16 @@ describe('public tool names', () => {
     expect(prefixes.get('ok')).toBe('ok');
   });
 
+  it('shortens a long server name so its tools can still be routed from their names alone', () => {
+    const server = 's'.repeat(60);
+    const prefixes = serverPrefixes([server]);
+    const prefix = prefixes.get(server) as string;
+    expect(prefix).toBe(`${'s'.repeat(33)}_${shortHash(server)}`);
+    const name = publicToolNames(server, prefix, ['a_tool_with_a_long_name_too'], []).get('a_tool_with_a_long_name_too') as string;
+    expect(name.length).toBeLessThanOrEqual(64);
+    expect(serverOfPublicName(name, prefixes)).toBe(server);
+  });
+
   it('routes by the longest server prefix, so __ inside names is fine', () => {
     const prefixes = serverPrefixes(['a', 'a__b']);
     expect(serverOfPublicName('mcp__a__b__c', prefixes)).toBe('a__b');
