@@ -82,7 +82,3 @@ export function stderrHint(tail: readonly string[] | undefined, lines = 3): stri
   const last = tail.slice(-lines).join(' | ');
   return ` (last stderr: ${last.length > 300 ? `${last.slice(0, 300)}…` : last})`;
 }
-
-export function isMcpError(value: unknown, code?: McpErrorCode): value is McpError {
-  return value instanceof McpError && (code === undefined || value.code === code);
-}

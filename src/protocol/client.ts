@@ -4,7 +4,7 @@ import { createMessageConnection, type MessageConnection, type MessageWriter } f
 import type { z } from 'zod';
 import { McpError, type McpPhase } from '../errors.js';
 import { createMessageIO, type Framing } from '../transport/framing.js';
-import { type ExitStatus, ServerProcess } from '../transport/server-process.js';
+import { type ExitStatus, type ProcessSpec, ServerProcess } from '../transport/server-process.js';
 import { MessageSplit, type NonRequestMessage } from './message-split.js';
 import { type PendingRequest, PendingRequests } from './pending-requests.js';
 import { paginate } from './paginate.js';
@@ -37,13 +37,7 @@ import {
 } from './types.js';
 
 /** How to start one stdio server: the per-server part of the config file. */
-export interface ServerConfig {
-  command: string;
-  args?: readonly string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  /** Pass the host's whole environment, not just the safe allow-list. Default false. */
-  inheritEnv?: boolean;
+export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
   /** Wire framing. Default `"newline"` (MCP stdio). */
   framing?: Framing;
   /** Per-request timeout in ms, `initialize` included. Default 30000. */
@@ -113,15 +107,8 @@ export class McpClient extends EventEmitter {
 
   /** Spawns the server and completes the `initialize` handshake. */
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
-    const timeout = config.timeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS;
-    const process = await ServerProcess.spawn({
-      name: options.name,
-      command: config.command,
-      args: config.args,
-      env: config.env,
-      cwd: config.cwd,
-      inheritEnv: config.inheritEnv,
-    });
+    const { framing: _framing, timeout: _timeout, ...spec } = config;
+    const process = await ServerProcess.spawn({ ...spec, name: options.name });
     let client: McpClient;
     try {
       client = new McpClient(process, config, options);
@@ -134,6 +121,7 @@ export class McpClient extends EventEmitter {
     if (options.signal?.aborted) onAbort();
     try {
       // The deadline bounds the handshake only; once it settles the process is the client's.
+      const timeout = client.defaultTimeout;
       await pTimeout(client.initialize(options), { milliseconds: timeout, message: client.errors.initializeTimeout(timeout) });
     } catch (error) {
       await client.close();
