@@ -201,7 +201,7 @@ export class McpServerManager extends EventEmitter {
     this.assertOpen();
     // A server failing to start is left out even if its tools were known before.
     const usable = this.enabledSlots(view).filter((slot) => slot.state !== 'backoff' && slot.state !== 'failed');
-    const lists = await this.each(usable, false, (slot) => this.catalog.toolsOf(slot));
+    const lists = await this.each(usable, (slot) => this.catalog.toolsOf(slot));
     return lists.flat();
   }
 
@@ -236,7 +236,7 @@ export class McpServerManager extends EventEmitter {
    */
   private async fromServers<T>(view: ReadonlySet<string> | undefined, server: string | undefined, list: (slot: ServerSlot) => Promise<T[]>): Promise<T[]> {
     if (server !== undefined) return list(this.slot(server, view));
-    return (await this.each(this.enabledSlots(view), false, list)).flat();
+    return (await this.each(this.enabledSlots(view), list)).flat();
   }
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
@@ -284,13 +284,13 @@ export class McpServerManager extends EventEmitter {
     });
   }
 
-  /** Runs `work` for each slot in parallel; a failing server is left out (or, `strict`, rethrown). */
-  private async each<T>(slots: ServerSlot[], strict: boolean, work: (slot: ServerSlot) => Promise<T>): Promise<T[]> {
+  /** Runs `work` for each slot in parallel; a failing server is left out unless the manager was shut down. */
+  private async each<T>(slots: ServerSlot[], work: (slot: ServerSlot) => Promise<T>): Promise<T[]> {
     const settled = await Promise.allSettled(slots.map(work));
     const out: T[] = [];
     for (const result of settled) {
       if (result.status === 'fulfilled') out.push(result.value);
-      else if (strict || this.closing) throw result.reason;
+      else if (this.closing) throw result.reason;
     }
     return out;
   }
