@@ -4,7 +4,11 @@ export type McpErrorCode =
   | 'unsupported-transport'
   | 'unknown-server'
   | 'unknown-tool'
+  | 'unknown-prompt'
+  | 'invalid-arguments'
   | 'spawn-failed'
+  | 'connect-failed'
+  | 'auth-required'
   | 'timeout'
   | 'cancelled'
   | 'peer-exited'
@@ -18,12 +22,21 @@ export type McpErrorCode =
 export type McpPhase =
   | 'config'
   | 'spawn'
+  | 'connect'
+  | 'auth'
+  | 'discover'
   | 'initialize'
   | 'tools/list'
   | 'tools/call'
   | 'resources/list'
   | 'resources/templates/list'
   | 'resources/read'
+  | 'prompts/list'
+  | 'prompts/get'
+  | 'completion/complete'
+  | 'resources/subscribe'
+  | 'subscriptions/listen'
+  | 'logging/setLevel'
   | 'ping'
   | 'shutdown';
 
@@ -41,6 +54,8 @@ export interface McpErrorFields {
   signal?: string;
   stderrTail?: string[];
   rpc?: RpcErrorData;
+  /** HTTP status of the answer that failed, for HTTP transports. */
+  status?: number;
   cause?: unknown;
 }
 
@@ -57,6 +72,7 @@ export class McpError extends Error {
   declare readonly signal?: string;
   declare readonly stderrTail?: string[];
   declare readonly rpc?: RpcErrorData;
+  declare readonly status?: number;
 
   constructor(code: McpErrorCode, message: string, fields: McpErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -68,6 +84,7 @@ export class McpError extends Error {
     if (fields.signal !== undefined) this.signal = fields.signal;
     if (fields.stderrTail !== undefined) this.stderrTail = fields.stderrTail;
     if (fields.rpc !== undefined) this.rpc = fields.rpc;
+    if (fields.status !== undefined) this.status = fields.status;
   }
 }
 
@@ -81,4 +98,13 @@ export function stderrHint(tail: readonly string[] | undefined, lines = 3): stri
   if (!tail || tail.length === 0) return '';
   const last = tail.slice(-lines).join(' | ');
   return ` (last stderr: ${last.length > 300 ? `${last.slice(0, 300)}…` : last})`;
+}
+
+/**
+ * Whether `value` is an {@link McpError}, also one made by another copy of this package
+ * (where `instanceof` fails): it has the name and a string code.
+ */
+export function isMcpError(value: unknown): value is McpError {
+  if (value instanceof McpError) return true;
+  return value instanceof Error && value.name === 'McpError' && typeof (value as { code?: unknown }).code === 'string';
 }

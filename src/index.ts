@@ -1,4 +1,4 @@
-export { McpError } from './errors.js';
+export { McpError, isMcpError } from './errors.js';
 export type { McpErrorCode, McpPhase, RpcErrorData } from './errors.js';
 
 export { McpClient } from './protocol/client.js';

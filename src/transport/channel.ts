@@ -1,0 +1,73 @@
+import type { NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc';
+import type { McpError } from '../errors.js';
+
+/** One JSON-RPC message, in either direction. */
+export type JsonRpcMessage = RequestMessage | ResponseMessage | NotificationMessage;
+export type RequestId = number | string;
+
+/** What a transport knows about a message beyond its body. */
+export interface MessageContext {
+  /**
+   * The request this message belongs to: on HTTP, a server message that arrived on a
+   * request's own response stream; on send, the request an answer or notification is for.
+   */
+  relatedTo?: RequestId;
+}
+
+/** Returned by every `on…` registration; `dispose()` removes the listener and may be called twice. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/** What a channel can tell about its peer, for status and error messages. */
+export interface ChannelInfo {
+  readonly transport: 'stdio' | 'http' | 'sse' | 'memory';
+  /** stdio: the server process's pid (also its process group). */
+  readonly pid?: number;
+  /** http / sse: the endpoint. */
+  readonly url?: string;
+  /** Legacy Streamable HTTP: the `Mcp-Session-Id` the server gave. */
+  readonly sessionId?: string;
+  /** stdio: the last stderr lines; an empty list elsewhere. */
+  stderrTail(): string[];
+}
+
+/**
+ * Messages in and out of one server, whatever carries them (a child's pipes, HTTP, an
+ * in-memory pair). Everything above the transport layer talks to a server through this.
+ */
+export interface Channel {
+  /**
+   * Sends one message. Resolves once it is handed to the transport; rejects with an
+   * `McpError` when this one message cannot be delivered (it cannot be encoded, its HTTP
+   * request was refused) while the channel stays open. A channel-wide failure closes
+   * the channel instead (see `onClose`).
+   */
+  send(message: JsonRpcMessage, context?: MessageContext): Promise<void>;
+  /** Every message from the peer, in order, with what the transport knows of it. */
+  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable;
+  /** A line or body that is not JSON-RPC and was skipped (a stray `console.log`). */
+  onNoise(listener: (text: string) => void): Disposable;
+  /**
+   * Fires once when the channel is over: `peer-exited` (exit status and stderr tail),
+   * `peer-eof`, `connect-failed`, `protocol-error` (oversized or broken framing), or
+   * `closed` after `close()`.
+   */
+  onClose(listener: (reason: McpError) => void): Disposable;
+  /**
+   * The sender no longer waits for request `id` (timed out, cancelled). A transport with
+   * a stream per request (2026 Streamable HTTP) closes that stream; others do nothing,
+   * and the caller sends `notifications/cancelled` itself where the era wants it.
+   */
+  abandon?(id: RequestId): void;
+  /** Tells an HTTP transport the negotiated revision for its `MCP-Protocol-Version` header. */
+  setProtocolVersion?(version: string): void;
+  /**
+   * Ends the channel: a process gets stdin closed, SIGTERM at `graceMs / 2` and SIGKILL
+   * at `graceMs`; an HTTP session is deleted. Idempotent; never throws.
+   */
+  close(graceMs?: number): Promise<void>;
+  readonly info: ChannelInfo;
+  /** Whether the channel still carries messages. */
+  readonly isOpen: boolean;
+}
