@@ -1,0 +1,154 @@
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+/** One way a value fails a schema: where (`a.b[0]`, '' for the whole value) and what is wrong. */
+export interface SchemaIssue {
+  path: string;
+  message: string;
+}
+
+/** A schema compiled once; `check` answers the first few issues, or an empty list when the value fits. */
+export interface CompiledSchema {
+  check(value: unknown): SchemaIssue[];
+}
+
+/** Schemas we refuse to compile: larger or deeper ones are passed through unchecked rather than risk the event loop. */
+const MAX_SCHEMA_CHARS = 1 << 20;
+const MAX_SCHEMA_DEPTH = 64;
+const MAX_ISSUES = 5;
+
+const base: Options = {
+  // Servers' schemas are often slightly off; an odd keyword must not stop a call.
+  strict: false,
+  validateSchema: false,
+  // `format` is an annotation by default in 2020-12, and we ship no format vocabulary.
+  validateFormats: false,
+  // Two servers may use one `$id`; each compiled schema stays on its own.
+  addUsedSchema: false,
+  allErrors: true,
+  // Errors carry the offending value, so messages can say what was sent.
+  verbose: true,
+  logger: false,
+  // No `loadSchema`: a `$ref` to anything outside the schema fails compilation and is never fetched.
+};
+
+type Dialect = 'draft-07' | '2019-09' | '2020-12';
+const engines = new Map<string, InstanceType<typeof Ajv> | InstanceType<typeof Ajv2019> | InstanceType<typeof Ajv2020>>();
+
+function engine(dialect: Dialect, useDefaults: boolean) {
+  const key = `${dialect}:${useDefaults}`;
+  let ajv = engines.get(key);
+  if (!ajv) {
+    const options = { ...base, useDefaults };
+    ajv = dialect === 'draft-07' ? new Ajv(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+    engines.set(key, ajv);
+  }
+  return ajv;
+}
+
+/** JSON Schema 2020-12 unless `$schema` names draft-07 (or older, read as draft-07) or 2019-09. */
+function dialectOf(schema: Record<string, unknown>): Dialect {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (/draft-0[3-7]/.test(declared)) return 'draft-07';
+  if (declared.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+/** Depth of nesting, measured without recursion so a hostile schema cannot overflow the stack. */
+function tooDeep(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+const compiled = new WeakMap<object, CompiledSchema | null>();
+const compiledWithDefaults = new WeakMap<object, CompiledSchema | null>();
+
+/**
+ * Compiles `schema` once (cached by identity). Returns undefined for a schema that cannot
+ * be checked here — not an object, too large or deep, an unresolvable or remote `$ref` —
+ * so the caller passes values through unchecked rather than reject what the server may accept.
+ * With `useDefaults`, `check` also fills in the schema's defaults on the value it is given.
+ */
+export function compileSchema(schema: unknown, options: { useDefaults?: boolean } = {}): CompiledSchema | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
+  const cache = options.useDefaults ? compiledWithDefaults : compiled;
+  const known = cache.get(schema);
+  if (known !== undefined) return known ?? undefined;
+  const result = compileUncached(schema as Record<string, unknown>, options.useDefaults ?? false);
+  cache.set(schema, result ?? null);
+  return result;
+}
+
+function compileUncached(schema: Record<string, unknown>, useDefaults: boolean): CompiledSchema | undefined {
+  try {
+    if (tooDeep(schema, MAX_SCHEMA_DEPTH) || JSON.stringify(schema).length > MAX_SCHEMA_CHARS) return undefined;
+    const { $schema: _declared, ...body } = schema;
+    const validate: ValidateFunction = engine(dialectOf(schema), useDefaults).compile(body);
+    return {
+      check(value) {
+        if (validate(value)) return [];
+        return (validate.errors ?? []).slice(0, MAX_ISSUES).map(describe);
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `/a/0/b` → `a[0].b`. */
+function pathOf(pointer: string): string {
+  if (pointer === '') return '';
+  let out = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(part) ? `[${part}]` : out === '' ? part : `.${part}`;
+  }
+  return out;
+}
+
+function join(path: string, property: string): string {
+  return path === '' ? property : `${path}.${property}`;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function describe(error: ErrorObject): SchemaIssue {
+  const path = pathOf(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: join(path, String(params.missingProperty)), message: 'is required' };
+    case 'additionalProperties':
+      return { path: join(path, String(params.additionalProperty)), message: 'is not an accepted property' };
+    case 'type':
+      return { path, message: `must be ${String(params.type)}, got ${typeName(error.data)}` };
+    case 'enum':
+      return { path, message: `must be one of ${shown(params.allowedValues)}, got ${shown(error.data)}` };
+    case 'const':
+      return { path, message: `must be ${shown(params.allowedValue)}, got ${shown(error.data)}` };
+    default:
+      return { path, message: error.message ?? `fails \`${error.keyword}\`` };
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && Number.isInteger(value)) return 'integer';
+  return typeof value;
+}
+
+/** "`path` is required; `count` must be integer, got string" — one line a model can act on. */
+export function issuesText(issues: readonly SchemaIssue[]): string {
+  return issues.map((issue) => (issue.path === '' ? `the value ${issue.message}` : `\`${issue.path}\` ${issue.message}`)).join('; ');
+}
