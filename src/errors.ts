@@ -1,3 +1,5 @@
+import { explainingLines } from './transport/stderr-tail.js';
+
 /** Stable machine-readable reason of an {@link McpError}. */
 export type McpErrorCode =
   | 'invalid-config'
@@ -93,11 +95,21 @@ export function serverLabel(server: string | undefined): string {
   return server === undefined ? '' : `server ${JSON.stringify(server)}: `;
 }
 
-/** ` (last stderr: …)` built from a stderr tail, or '' when there is none. */
+/** Longest stderr hint, in characters, whatever the tail holds. */
+const MAX_STDERR_HINT = 500;
+
+/**
+ * ` (last stderr: …)` built from a stderr tail, or '' when there is none: the lines that
+ * explain a failure (`Error: …`, `panic: …`, a traceback's last line) and the last
+ * `lines` lines that say anything, joined by ` | `, a gap shown as `…`, at most 500
+ * characters.
+ */
 export function stderrHint(tail: readonly string[] | undefined, lines = 3): string {
   if (!tail || tail.length === 0) return '';
-  const last = tail.slice(-lines).join(' | ');
-  return ` (last stderr: ${last.length > 300 ? `${last.slice(0, 300)}…` : last})`;
+  const quoted = explainingLines(tail, lines)
+    .map((line) => line ?? '…')
+    .join(' | ');
+  return ` (last stderr: ${quoted.length > MAX_STDERR_HINT ? `${quoted.slice(0, MAX_STDERR_HINT)}…` : quoted})`;
 }
 
 /**

@@ -1,13 +1,24 @@
 import { signalGroup } from './process-group.js';
+import { reaperForget, reaperRunning, reaperWatch } from './reaper.js';
 
 /**
  * The last line of defence against orphaned servers: when the host process ends
- * without closing them, every live server process group gets SIGKILL. Installed only
+ * without closing them, every live server process group is killed. Installed only
  * while at least one group is registered, so importing this module changes nothing.
  *
- * Covered: `process.exit()`, the event loop running dry, an uncaught exception or
- * unhandled rejection (all emit 'exit'), and SIGINT / SIGTERM / SIGHUP. Not covered:
- * SIGKILL of the host or a native crash — nothing runs then.
+ * Two halves. In-process, an 'exit' listener SIGKILLs every group at once: it covers
+ * `process.exit()`, the event loop running dry, an uncaught exception or unhandled
+ * rejection. Out of process, the reaper (see reaper.ts) covers every other end —
+ * SIGKILL, an out-of-memory kill, a native crash, and death by any signal.
+ *
+ * Signals are left alone: while the reaper runs, no SIGINT / SIGTERM / SIGHUP listener
+ * is installed, because any listener takes the signal's default action (dying) away
+ * from the host, and libraries that step aside when another listener exists (such as
+ * signal-exit, which execa's default `cleanup` installs) would then make a host that
+ * has no handler of its own ignore the signal. A host without a handler dies by the
+ * signal as it would without us, and the reaper kills the servers; a host with one keeps
+ * control, and its servers die when it closes them or exits. Only when the reaper cannot
+ * run (no /bin/sh, Windows) do signal listeners stand in for it.
  */
 
 const groups = new Set<number>();
@@ -18,12 +29,14 @@ let exitListenerInstalled = false;
 /** Has the group led by `pgid` killed if the host exits while it is registered. */
 export function registerGroup(pgid: number): void {
   groups.add(pgid);
+  reaperWatch(pgid);
   install();
 }
 
 /** Forgets a group that is gone, so a later group reusing its number is never hit. */
 export function unregisterGroup(pgid: number): void {
   groups.delete(pgid);
+  reaperForget(pgid);
   if (groups.size === 0) uninstall();
 }
 
@@ -41,6 +54,7 @@ function install(): void {
     process.on('exit', killAll);
     exitListenerInstalled = true;
   }
+  if (reaperRunning()) return;
   for (const signal of SIGNALS) {
     if (signalListeners.has(signal)) continue;
     const listener = () => onSignal(signal);
@@ -56,6 +70,7 @@ function uninstall(): void {
   signalListeners.clear();
 }
 
+/** Without a reaper only: stands in for the default action the listener took away. */
 function onSignal(signal: NodeJS.Signals): void {
   // With a listener of its own the host decides what the signal means — maybe a graceful
   // shutdown that closes the servers itself; if it then exits, the 'exit' hook still runs.

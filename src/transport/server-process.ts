@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
-import { groupIsEmpty, signalGroup } from './process-group.js';
+import { GroupProbe, signalGroup } from './process-group.js';
 import { resolveSpec, spawned, spawnFailed, startChild, type Child, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
 import { LineSplitter, StderrTail } from './stderr-tail.js';
 
@@ -49,6 +49,8 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
   #exitStatus: ExitStatus | undefined;
   #closing: Promise<void> | undefined;
   #orphanWatch: NodeJS.Timeout | undefined;
+  #forgotten = false;
+  readonly #group: GroupProbe;
 
   /**
    * Starts a server. Resolves once the OS has started it; rejects with `spawn-failed`
@@ -82,6 +84,7 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     this.stdin = child.stdin;
     this.stdout = child.stdout;
     this.#tail = new StderrTail(spec.stderrTailLines, spec.stderrTailBytes);
+    this.#group = new GroupProbe(this.pid);
     registerGroup(this.pid);
     // After spawn, errors here only echo the exit (EPIPE, ECONNRESET); `exited` reports it. Unheard, they would crash the host.
     const ignore = () => {};
@@ -137,17 +140,22 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     const deadline = Date.now() + graceMs + CLOSE_HARD_BOUND_MS;
     const term = unrefTimer(graceMs / 2, () => signalGroup(pid, 'SIGTERM'));
     const kill = unrefTimer(graceMs, () => signalGroup(pid, 'SIGKILL'));
+    let empty = false;
     try {
       this.stdin.end();
       await raceTimeout(this.exited, deadline - Date.now());
       // A wrapper such as npx may be gone while what it started lives on in its group.
-      while (!groupIsEmpty(pid) && Date.now() < deadline) await delay(Math.min(POLL_MS, deadline - Date.now()));
+      while (!empty && Date.now() < deadline) {
+        empty = (await withinTime(this.#group.isEmpty(), deadline - Date.now())) === true;
+        if (!empty) await delay(Math.min(POLL_MS, deadline - Date.now()));
+      }
     } catch {
       // close() never rejects; the exit hook remains for whatever is left.
     } finally {
       clearTimeout(term);
       clearTimeout(kill);
-      this.#forgetGroupWhenEmpty();
+      if (empty) this.#forget();
+      else this.#forgetGroupWhenEmpty();
     }
   }
 
@@ -167,15 +175,29 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     });
   }
 
+  #forget(): void {
+    if (this.#forgotten) return;
+    this.#forgotten = true;
+    clearInterval(this.#orphanWatch);
+    unregisterGroup(this.pid);
+  }
+
   /** Unregisters the group from the exit hook as soon as it is empty, so its number, once free for reuse, is never signalled. */
   #forgetGroupWhenEmpty(): void {
-    const forgetIfEmpty = () => {
-      if (!groupIsEmpty(this.pid)) return false;
-      clearInterval(this.#orphanWatch);
-      unregisterGroup(this.pid);
-      return true;
+    if (this.#forgotten || this.#orphanWatch !== undefined) return;
+    let probing = false;
+    const forgetIfEmpty = async () => {
+      if (probing || this.#forgotten) return;
+      probing = true;
+      try {
+        if (!(await this.#group.isEmpty())) return;
+      } finally {
+        probing = false;
+      }
+      this.#forget();
     };
-    if (!forgetIfEmpty()) this.#orphanWatch ??= setInterval(forgetIfEmpty, ORPHAN_WATCH_MS).unref();
+    this.#orphanWatch = setInterval(() => void forgetIfEmpty(), ORPHAN_WATCH_MS).unref();
+    void forgetIfEmpty();
   }
 }
 
@@ -209,6 +231,17 @@ function unrefTimer(ms: number, run: () => void): NodeJS.Timeout {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => unrefTimer(Math.max(0, ms), resolve));
+}
+
+/** `promise`'s value if it settles within `ms`, else `undefined`; never rejects. */
+async function withinTime<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = unrefTimer(Math.max(0, ms), () => resolve(undefined))));
+  try {
+    return await Promise.race([promise.catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Waits for `promise`, but at most `ms`; never rejects. */

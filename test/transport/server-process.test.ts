@@ -2,7 +2,8 @@ import pTimeout from 'p-timeout';
 import { McpError } from '../../src/errors.js';
 import { SAFE_ENV_KEYS, safeEnvironment } from '../../src/transport/child-env.js';
 import { registeredGroups } from '../../src/transport/exit-hook.js';
-import { groupIsEmpty } from '../../src/transport/process-group.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { GroupProbe, groupIsEmpty } from '../../src/transport/process-group.js';
 import { ServerProcess, type ExitStatus, type ProcessSpec } from '../../src/transport/server-process.js';
 import { fixture, isGone, lineReader, nodeSpec, settlesWithin, waitUntil } from './process-probes.js';
 
@@ -213,7 +214,7 @@ describe('close', () => {
     expect(elapsed).toBeLessThan(1000 + 1000 + SLACK_MS);
     expect(isGone(server.pid)).toBe(true);
     expect(isGone(grandchild)).toBe(true);
-    expect(groupIsEmpty(server.pid)).toBe(true);
+    expect(await groupIsEmpty(server.pid)).toBe(true);
     expect(registeredGroups()).not.toContain(server.pid);
   });
 
@@ -228,6 +229,37 @@ describe('close', () => {
     expect(elapsed).toBeLessThan(1000 + 1000 + SLACK_MS);
     expect(isGone(grandchild)).toBe(true);
     expect(registeredGroups()).not.toContain(server.pid);
+  });
+
+  test('watching a group whose leader is gone never blocks the event loop', async () => {
+    const server = await start(nodeSpec('spawns-grandchild.mjs'));
+    const { grandchild } = JSON.parse(await lineReader(server.stdout).next());
+    server.stdin.end();
+    await server.exited;
+    // The group lives on in the grandchild, so each probe has to look at /proc: while it
+    // does, timers still run.
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    try {
+      const probe = new GroupProbe(server.pid);
+      const first = probe.isEmpty();
+      expect(first).toBeInstanceOf(Promise);
+      expect(await first).toBe(false);
+      expect(turns).toBeGreaterThan(0);
+      // Later probes check the members found before instead of scanning all of /proc.
+      expect(await probe.isEmpty()).toBe(false);
+      const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+      loopDelay.enable();
+      const elapsed = await closeTimed(server, 1000);
+      loopDelay.disable();
+      expect(elapsed).toBeLessThan(1000 + 1000 + SLACK_MS);
+      expect(isGone(grandchild)).toBe(true);
+      expect(await probe.isEmpty()).toBe(true);
+      // Generous for a loaded machine; a blocking scan per 25 ms poll shows up as a stalled loop.
+      expect(loopDelay.max / 1e6).toBeLessThan(250);
+    } finally {
+      clearInterval(ticker);
+    }
   });
 
   test('is idempotent: concurrent and later calls share one promise that never rejects', async () => {
