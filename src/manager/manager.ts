@@ -45,7 +45,7 @@ export interface ManagedResourceTemplate {
 /** Event payloads of {@link McpServerManager}. */
 export interface ManagerEvents {
   stderr: { server: string; line: string };
-  /** Server log messages, skipped stdout noise (`logger: "stdout"`) and cache problems (`logger: "cache"`). */
+  /** Server log messages, skipped stdout noise (`logger: "stdout"`), cache problems (`logger: "cache"`), tools listed twice (`logger: "tools"`) and listener exceptions (`logger: "listener"`). */
   log: { server: string; level: string; logger?: string; data: unknown };
   toolsChanged: { server: string };
   exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
@@ -99,6 +99,8 @@ export class McpServerManager extends EventEmitter {
       (server, message, error) =>
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
       (server) => this.emit('toolsChanged', { server }),
+      (server, tool) =>
+        this.emit('log', { server, level: 'warning', logger: 'tools', data: `the server listed tool ${JSON.stringify(tool)} more than once; the first definition is used` }),
     );
     this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
@@ -156,7 +158,8 @@ export class McpServerManager extends EventEmitter {
 
   /** Each server's state, pid, restarts, last error and tool count. */
   status(): Record<string, ServerStatus> {
-    const out: Record<string, ServerStatus> = {};
+    // Null prototype: a server may be named `__proto__`.
+    const out: Record<string, ServerStatus> = Object.create(null);
     for (const [name, slot] of this.slots) {
       const tools = this.index.toolsOf(name);
       out[name] = { ...slot.status(), ...(tools ? { tools: tools.length } : {}) };
@@ -275,6 +278,16 @@ export class McpServerManager extends EventEmitter {
         const found = this.index.resolve(name);
         if (found) return found;
       }
+    }
+    const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
+    if (part !== undefined) {
+      const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));
+      const close = this.index.closeServers(part).filter((s) => configured.includes(s));
+      throw new McpError(
+        'unknown-server',
+        `no server named ${JSON.stringify(part)} for tool ${JSON.stringify(name)}${close.length ? `; did you mean ${close.join(', ')}?` : ''}${configured.length ? ` (configured: ${configured.join(', ')})` : ''}`,
+        { phase: 'tools/call' },
+      );
     }
     const matches = this.index.closeMatches(name, 3, view);
     const hint = matches.length > 0 ? `; did you mean ${matches.join(', ')}?` : '';
