@@ -45,7 +45,7 @@ export interface ManagedResourceTemplate {
 /** Event payloads of {@link McpServerManager}. */
 export interface ManagerEvents {
   stderr: { server: string; line: string };
-  /** Server log messages, skipped stdout noise (`logger: "stdout"`), cache problems (`logger: "cache"`), tools listed twice (`logger: "tools"`) and listener exceptions (`logger: "listener"`). */
+  /** Server log messages, skipped stdout noise (`logger: "stdout"`), cache problems (`logger: "cache"`) and tools listed twice (`logger: "tools"`). */
   log: { server: string; level: string; logger?: string; data: unknown };
   toolsChanged: { server: string };
   exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
@@ -117,6 +117,33 @@ export class McpServerManager extends EventEmitter {
 
   override once<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
     return super.once(event, listener);
+  }
+
+  /**
+   * Calls every listener, each isolated: a listener that throws (or rejects) never reaches
+   * the pool's promise chains or state, nor stops the other listeners. Its exception is
+   * reported once per listener through `process.emitWarning` (code `LAZY_MCP_LISTENER`),
+   * not as a `log` event, which could throw again.
+   */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    const listeners = this.rawListeners(event);
+    for (const listener of listeners) {
+      try {
+        const result: unknown = (listener as (...a: unknown[]) => unknown).apply(this, args);
+        if (result instanceof Promise) result.catch((error: unknown) => this.listenerFailed(event, listener, error));
+      } catch (error) {
+        this.listenerFailed(event, listener, error);
+      }
+    }
+    return listeners.length > 0;
+  }
+
+  private listenerFailed(event: string | symbol, listener: unknown, error: unknown): void {
+    if (failedListeners.has(listener as object)) return;
+    failedListeners.add(listener as object);
+    process.emitWarning(`a ${String(event)} listener of McpServerManager threw (reported once per listener): ${(error as Error)?.stack ?? String(error)}`, {
+      code: 'LAZY_MCP_LISTENER',
+    });
   }
 
   override off<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
@@ -370,6 +397,9 @@ export class McpServerManager extends EventEmitter {
     };
   }
 }
+
+/** Listeners whose exception was already reported. */
+const failedListeners = new WeakSet<object>();
 
 /** The call's options, with progress also counting as activity for idle stop. */
 function withActivity(options: CallOptions, touch: () => void): CallOptions {
