@@ -45,7 +45,7 @@ export interface ManagedResourceTemplate {
 /** Event payloads of {@link McpServerManager}. */
 export interface ManagerEvents {
   stderr: { server: string; line: string };
-  /** Server log messages, skipped stdout noise (`logger: "stdout"`) and cache problems (`logger: "cache"`). */
+  /** Server log messages, skipped stdout noise (`logger: "stdout"`), cache problems (`logger: "cache"`) and tools listed twice (`logger: "tools"`). */
   log: { server: string; level: string; logger?: string; data: unknown };
   toolsChanged: { server: string };
   exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
@@ -99,6 +99,8 @@ export class McpServerManager extends EventEmitter {
       (server, message, error) =>
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
       (server) => this.emit('toolsChanged', { server }),
+      (server, tool) =>
+        this.emit('log', { server, level: 'warning', logger: 'tools', data: `the server listed tool ${JSON.stringify(tool)} more than once; the first definition is used` }),
     );
     this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
@@ -115,6 +117,33 @@ export class McpServerManager extends EventEmitter {
 
   override once<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
     return super.once(event, listener);
+  }
+
+  /**
+   * Calls every listener, each isolated: a listener that throws (or rejects) never reaches
+   * the pool's promise chains or state, nor stops the other listeners. Its exception is
+   * reported once per listener through `process.emitWarning` (code `LAZY_MCP_LISTENER`),
+   * not as a `log` event, which could throw again.
+   */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    const listeners = this.rawListeners(event);
+    for (const listener of listeners) {
+      try {
+        const result: unknown = (listener as (...a: unknown[]) => unknown).apply(this, args);
+        if (result instanceof Promise) result.catch((error: unknown) => this.listenerFailed(event, listener, error));
+      } catch (error) {
+        this.listenerFailed(event, listener, error);
+      }
+    }
+    return listeners.length > 0;
+  }
+
+  private listenerFailed(event: string | symbol, listener: unknown, error: unknown): void {
+    if (failedListeners.has(listener as object)) return;
+    failedListeners.add(listener as object);
+    process.emitWarning(`a ${String(event)} listener of McpServerManager threw (reported once per listener): ${(error as Error)?.stack ?? String(error)}`, {
+      code: 'LAZY_MCP_LISTENER',
+    });
   }
 
   override off<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
@@ -156,7 +185,8 @@ export class McpServerManager extends EventEmitter {
 
   /** Each server's state, pid, restarts, last error and tool count. */
   status(): Record<string, ServerStatus> {
-    const out: Record<string, ServerStatus> = {};
+    // Null prototype: a server may be named `__proto__`.
+    const out: Record<string, ServerStatus> = Object.create(null);
     for (const [name, slot] of this.slots) {
       const tools = this.index.toolsOf(name);
       out[name] = { ...slot.status(), ...(tools ? { tools: tools.length } : {}) };
@@ -276,6 +306,16 @@ export class McpServerManager extends EventEmitter {
         if (found) return found;
       }
     }
+    const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
+    if (part !== undefined) {
+      const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));
+      const close = this.index.closeServers(part).filter((s) => configured.includes(s));
+      throw new McpError(
+        'unknown-server',
+        `no server named ${JSON.stringify(part)} for tool ${JSON.stringify(name)}${close.length ? `; did you mean ${close.join(', ')}?` : ''}${configured.length ? ` (configured: ${configured.join(', ')})` : ''}`,
+        { phase: 'tools/call' },
+      );
+    }
     const matches = this.index.closeMatches(name, 3, view);
     const hint = matches.length > 0 ? `; did you mean ${matches.join(', ')}?` : '';
     throw new McpError('unknown-tool', `${server === undefined ? '' : serverLabel(server)}no tool named ${JSON.stringify(name)}${hint}`, {
@@ -357,6 +397,9 @@ export class McpServerManager extends EventEmitter {
     };
   }
 }
+
+/** Listeners whose exception was already reported. */
+const failedListeners = new WeakSet<object>();
 
 /** The call's options, with progress also counting as activity for idle stop. */
 function withActivity(options: CallOptions, touch: () => void): CallOptions {

@@ -21,8 +21,9 @@ export class ToolCatalog {
     cacheDir: string | undefined,
     onCacheProblem: CacheProblem,
     private readonly onChanged: (server: string) => void,
+    onDuplicate?: (server: string, tool: string) => void,
   ) {
-    this.index = new ToolIndex(servers);
+    this.index = new ToolIndex(servers, onDuplicate);
     this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
   }
 

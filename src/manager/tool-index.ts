@@ -1,5 +1,5 @@
 import type { Tool } from '../protocol/types.js';
-import { publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
+import { claimedServerPart, publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
 
 /** A tool as the manager offers it: its public name, its server, and the server's own definition. */
 export interface ManagedTool {
@@ -9,23 +9,41 @@ export interface ManagedTool {
   tool: Tool;
 }
 
+/** Longest part of a name compared for "did you mean": public names are at most 64 characters. */
+const MAX_COMPARED = 80;
+/** Most edits a close match may need, whatever the name's length. */
+const MAX_DISTANCE = 12;
+
 /** Which public name belongs to which server's tool, for every server whose tools are known. */
 export class ToolIndex {
   private readonly prefixes: Map<string, string>;
   private readonly byServer = new Map<string, ManagedTool[]>();
   private readonly byName = new Map<string, ManagedTool>();
+  /** `server\0tool` pairs already reported as listed twice, so a re-listing does not repeat it. */
+  private readonly reported = new Set<string>();
 
-  constructor(servers: readonly string[]) {
+  constructor(
+    servers: readonly string[],
+    /** Told once per server and raw name when a server lists a tool twice (the first is kept). */
+    private readonly onDuplicate: (server: string, tool: string) => void = () => undefined,
+  ) {
     this.prefixes = serverPrefixes(servers);
   }
 
-  /** Replaces a server's tools. */
+  /** Replaces a server's tools; a raw name listed twice keeps its first definition. */
   set(server: string, tools: readonly Tool[]): void {
     this.clear(server);
     const prefix = this.prefixes.get(server) as string;
-    const others = [...this.prefixes].filter(([s]) => s !== server).map(([, p]) => p);
-    const names = publicToolNames(server, prefix, tools.map((t) => t.name), others);
-    const managed = tools.map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
+    const first = new Map<string, Tool>();
+    for (const tool of tools) {
+      if (!first.has(tool.name)) first.set(tool.name, tool);
+      else if (!this.reported.has(`${server}\0${tool.name}`)) {
+        this.reported.add(`${server}\0${tool.name}`);
+        this.onDuplicate(server, tool.name);
+      }
+    }
+    const names = publicToolNames(server, prefix, [...first.keys()]);
+    const managed = [...first.values()].map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
   }
@@ -44,34 +62,75 @@ export class ToolIndex {
     return this.byName.get(publicName);
   }
 
-  /** The server a public name points at, from its prefix alone (nothing needs to be started). */
+  /** The server a public name points at, from the configured names alone (nothing needs to be started). */
   serverOf(publicName: string): string | undefined {
     return this.byName.get(publicName)?.server ?? serverOfPublicName(publicName, this.prefixes);
   }
 
-  /** Known public names closest to `name`, best first, for "did you mean" hints. */
+  /** The server part of a name in the public shape whose server is not configured, for `unknown-server`. */
+  unknownServerPart(publicName: string): string | undefined {
+    return this.serverOf(publicName) === undefined ? claimedServerPart(publicName) : undefined;
+  }
+
+  /** Configured servers whose public server part is close to `part`, best first. */
+  closeServers(part: string, limit = 3): string[] {
+    return closest(part, [...this.prefixes].map(([server, prefix]) => [prefix, server]), limit);
+  }
+
+  /** Known public names closest to `name`, best first, for "did you mean" hints. Bounded work whatever `name` is. */
   closeMatches(name: string, limit = 3, among?: ReadonlySet<string>): string[] {
-    const scored: [number, string][] = [];
-    for (const candidate of this.byName.keys()) {
-      if (among && !among.has(this.byName.get(candidate)!.server)) continue;
-      const distance = editDistance(name, candidate);
-      if (distance <= Math.max(3, Math.floor(name.length / 3))) scored.push([distance, candidate]);
-    }
-    return scored
-      .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1))
-      .slice(0, limit)
-      .map(([, candidate]) => candidate);
+    const candidates: [string, string][] = [];
+    for (const [candidate, entry] of this.byName) if (!among || among.has(entry.server)) candidates.push([candidate, candidate]);
+    return closest(name, candidates, limit);
   }
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+/** The `limit` values whose keys are within a bounded edit distance of `query`, best first. */
+function closest(query: string, candidates: readonly [key: string, value: string][], limit: number): string[] {
+  const q = query.slice(0, MAX_COMPARED);
+  const bound = Math.min(MAX_DISTANCE, Math.max(3, Math.floor(q.length / 3)));
+  const rows: [Int32Array, Int32Array] = [new Int32Array(MAX_COMPARED + 2), new Int32Array(MAX_COMPARED + 2)];
+  const scored: [number, string][] = [];
+  for (const [key, value] of candidates) {
+    if (Math.abs(Math.min(key.length, MAX_COMPARED) - q.length) > bound) continue;
+    const distance = boundedDistance(q, key.slice(0, MAX_COMPARED), bound, rows);
+    if (distance <= bound) scored.push([distance, value]);
+  }
+  return scored
+    .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .slice(0, limit)
+    .map(([, value]) => value);
+}
+
+/**
+ * Levenshtein distance of `a` and `b` if it is at most `bound`, else `bound + 1`: only the
+ * band of width 2·bound+1 around the diagonal is filled, and a row past the bound ends it.
+ * `rows` are two scratch rows longer than `b`, reused across candidates.
+ */
+function boundedDistance(a: string, b: string, bound: number, rows: [Int32Array, Int32Array]): number {
+  const over = bound + 1;
+  let [previous, row] = rows;
+  for (let j = 0; j <= b.length; j++) previous[j] = j <= bound ? j : over;
+  previous[b.length + 1] = over;
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    const from = i - bound > 1 ? i - bound : 1;
+    const to = i + bound < b.length ? i + bound : b.length;
+    row[from - 1] = from === 1 ? (i <= bound ? i : over) : over;
+    let best = row[from - 1];
+    for (let j = from; j <= to; j++) {
+      // Plain comparisons, no Math.min: a global lookup per cell is slow in some hosts (vm contexts).
+      let value = previous[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1);
+      const up = previous[j] + 1;
+      const left = row[j - 1] + 1;
+      if (up < value) value = up;
+      if (left < value) value = left;
+      if (value > over) value = over;
+      row[j] = value;
+      if (value < best) best = value;
     }
-    previous = row;
+    row[to + 1] = over;
+    if (best > bound) return over;
+    [previous, row] = [row, previous];
   }
   return previous[b.length];
 }

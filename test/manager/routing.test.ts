@@ -1,6 +1,8 @@
 import { McpServerManager } from '../../src/manager/manager.js';
 import { shortHash } from '../../src/manager/tool-names.js';
 import { fixture, textOf } from '../support/fixtures.js';
+import type { ManagerEvents } from '../../src/manager/manager.js';
+import { ToolIndex } from '../../src/manager/tool-index.js';
 
 const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -95,10 +97,107 @@ describe('routing starts nothing else', () => {
     const starts: string[] = [];
     manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
     try {
-      expect(textOf(await manager.callTool('mcp__a__b__c'))).toBe('called c');
+      expect(textOf(await manager.callTool(`mcp__a_b_${shortHash('a__b')}__c`))).toBe('called c');
       expect(starts).toEqual(['a__b']);
       expect(textOf(await manager.callTool('mcp__a__echo', { text: 'x' }))).toBe('x');
       expect(starts).toEqual(['a__b', 'a']);
+    } finally {
+      await manager.shutdown();
+    }
+  });
+});
+
+describe('names that could belong to two servers', () => {
+  const starts = (manager: McpServerManager) => {
+    const out: string[] = [];
+    manager.on('stateChange', ({ server, to }) => to === 'starting' && out.push(server));
+    return out;
+  };
+
+  it("routes a's tool b__c to a, not to a__b, in a fresh manager", async () => {
+    const config = { mcpServers: { a: fixture('named-tools.mjs', '["b__c"]'), a__b: fixture('named-tools.mjs', '["c"]') } };
+    const first = McpServerManager.fromConfig(config);
+    const fresh = McpServerManager.fromConfig(config);
+    try {
+      const tools = await first.listTools();
+      expect(new Set(tools.map((t) => t.name)).size).toBe(2);
+      const name = tools.find((t) => t.server === 'a')?.name as string;
+      const started = starts(fresh);
+      expect(textOf(await fresh.callTool(name))).toBe('called b__c');
+      expect(started).toEqual(['a']);
+      const other = tools.find((t) => t.server === 'a__b')?.name as string;
+      expect(textOf(await fresh.callTool(other))).toBe('called c');
+    } finally {
+      await Promise.all([first.shutdown(), fresh.shutdown()]);
+    }
+  });
+
+  it('keeps servers db and db. apart for tools _query and query', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { db: fixture('named-tools.mjs', '["_query"]'), 'db.': fixture('named-tools.mjs', '["query"]') } });
+    try {
+      const tools = await manager.listTools();
+      expect(new Set(tools.map((t) => t.name)).size).toBe(2);
+      for (const tool of tools) expect(textOf(await manager.callTool(tool.name))).toBe(`called ${tool.tool.name}`);
+    } finally {
+      await manager.shutdown();
+    }
+  });
+});
+
+describe('hostile names', () => {
+  it('lists a tool listed twice once, keeping the first, and warns once', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { d: fixture('duplicate-tools.mjs') } });
+    const logs: ManagerEvents['log'][] = [];
+    manager.on('log', (e) => logs.push(e));
+    try {
+      const tools = await manager.listTools();
+      expect(tools.map((t) => [t.name, t.tool.description])).toEqual([
+        ['mcp__d__twice', 'first'],
+        ['mcp__d__once', 'once'],
+      ]);
+      expect(logs.filter((l) => String(l.data).includes('"twice"'))).toEqual([
+        { server: 'd', level: 'warning', logger: 'tools', data: expect.stringContaining('more than once') },
+      ]);
+      expect(textOf(await manager.callTool('mcp__d__twice'))).toBe('called twice');
+    } finally {
+      await manager.shutdown();
+    }
+  });
+
+  it('answers unknown-server for a public name whose server is not configured, starting nothing', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { tools: fixture('named-tools.mjs', '["echo"]'), other: fixture('named-tools.mjs', '["echo"]') } });
+    const started: string[] = [];
+    manager.on('stateChange', ({ server, to }) => to === 'starting' && started.push(server));
+    try {
+      const error = await manager.callTool('mcp__nosuch__echo').catch((e) => e);
+      expect(error.code).toBe('unknown-server');
+      expect(error.message).toContain('"nosuch"');
+      expect(error.message).toContain('configured: tools, other');
+      const typo = await manager.callTool('mcp__tols__echo').catch((e) => e);
+      expect(typo.code).toBe('unknown-server');
+      expect(typo.message).toContain('did you mean tools?');
+      expect(started).toEqual([]);
+    } finally {
+      await manager.shutdown();
+    }
+  });
+
+  it('keeps close-match search fast for a huge name over 10k tools, and still finds a typo', () => {
+    const index = new ToolIndex(['s']);
+    index.set('s', Array.from({ length: 10_000 }, (_, i) => ({ name: `tool_number_${i}_${'x'.repeat(i % 40)}`, inputSchema: { type: 'object' as const } })));
+    const started = performance.now();
+    index.closeMatches('y'.repeat(1000));
+    index.closeMatches(`mcp__s__${'x'.repeat(56)}`);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(index.closeMatches('mcp__s__tool_numbr_42_xx')[0]).toBe('mcp__s__tool_number_42_xx');
+  });
+
+  it('shows a server named __proto__ in status()', async () => {
+    const manager = McpServerManager.fromConfig('{"mcpServers":{"__proto__":{"command":"x","disabled":true},"ok":{"command":"y","disabled":true}}}');
+    try {
+      const status = manager.status();
+      expect(Object.keys(status)).toEqual(['__proto__', 'ok']);
+      expect(status['__proto__'].state).toBe('disabled');
     } finally {
       await manager.shutdown();
     }

@@ -1,8 +1,7 @@
 import { publicToolNames, sanitize, serverOfPublicName, serverPrefixes, shortHash } from '../../src/manager/tool-names.js';
 
 const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
-const namesFor = (server: string, tools: string[], others: string[] = []) =>
-  publicToolNames(server, serverPrefixes([server]).get(server) as string, tools, others);
+const namesFor = (server: string, tools: string[]) => publicToolNames(server, serverPrefixes([server]).get(server) as string, tools);
 
 describe('public tool names', () => {
   it('keeps a safe name in its plain form', () => {
@@ -53,22 +52,54 @@ describe('public tool names', () => {
     const prefixes = serverPrefixes([server]);
     const prefix = prefixes.get(server) as string;
     expect(prefix).toBe(`${'s'.repeat(33)}_${shortHash(server)}`);
-    const name = publicToolNames(server, prefix, ['a_tool_with_a_long_name_too'], []).get('a_tool_with_a_long_name_too') as string;
+    const name = publicToolNames(server, prefix, ['a_tool_with_a_long_name_too']).get('a_tool_with_a_long_name_too') as string;
     expect(name.length).toBeLessThanOrEqual(64);
     expect(serverOfPublicName(name, prefixes)).toBe(server);
   });
 
-  it('routes by the longest server prefix, so __ inside names is fine', () => {
+  it('rewrites the longer of two server parts that could read the same name, whatever the order', () => {
     const prefixes = serverPrefixes(['a', 'a__b']);
-    expect(serverOfPublicName('mcp__a__b__c', prefixes)).toBe('a__b');
-    expect(serverOfPublicName('mcp__a__x__y', prefixes)).toBe('a');
+    expect(prefixes.get('a')).toBe('a');
+    expect(prefixes.get('a__b')).toBe(`a_b_${shortHash('a__b')}`);
+    expect(serverPrefixes(['a__b', 'a'])).toEqual(prefixes);
+    expect(serverOfPublicName('mcp__a__b__c', prefixes)).toBe('a');
+    expect(serverOfPublicName(`mcp__a_b_${shortHash('a__b')}__c`, prefixes)).toBe('a__b');
     expect(serverOfPublicName('mcp__zzz__x', prefixes)).toBeUndefined();
     expect(serverOfPublicName('other', prefixes)).toBeUndefined();
+    // A server part alone, with no rival, keeps its plain form.
+    expect(serverPrefixes(['a__b']).get('a__b')).toBe('a__b');
   });
 
-  it('hashes a tool whose plain name would read as another server\'s', () => {
-    const names = publicToolNames('a', 'a', ['b__c', 'plain'], ['a__b']);
-    expect(names.get('b__c')).toBe(`mcp__a__b__c_${shortHash('a', 'b__c')}`);
-    expect(names.get('plain')).toBe('mcp__a__plain');
+  it('gives servers db and db. distinct names for tools _query and query', () => {
+    const prefixes = serverPrefixes(['db', 'db.']);
+    const first = publicToolNames('db', prefixes.get('db') as string, ['_query']).get('_query');
+    const second = publicToolNames('db.', prefixes.get('db.') as string, ['query']).get('query');
+    expect(first).not.toBe(second);
+    expect(serverOfPublicName(first as string, prefixes)).toBe('db');
+    expect(serverOfPublicName(second as string, prefixes)).toBe('db.');
+  });
+
+  it('maps every public name of many tricky servers back to exactly its server', () => {
+    const servers = ['a', 'a_', 'a__', 'a__b', 'a__b__c', 'a.b', 'a_b', 'db', 'db.', 'db_', '_', '__', 'x'.repeat(50), `${'x'.repeat(50)}y`];
+    const tools = ['c', '_c', 'b__c', '__', 'b', 'q.r', 'x'.repeat(70)];
+    const prefixes = serverPrefixes(servers);
+    expect(new Set(prefixes.values()).size).toBe(servers.length);
+    const seen = new Map<string, string>();
+    for (const server of servers) {
+      for (const name of publicToolNames(server, prefixes.get(server) as string, tools).values()) {
+        expect(name).toMatch(SAFE);
+        expect(seen.get(name)).toBeUndefined();
+        seen.set(name, server);
+        expect(serverOfPublicName(name, prefixes)).toBe(server);
+      }
+    }
+  });
+
+  it('gives a tool listed twice one name', () => {
+    const names = namesFor('s', ['t', 'u', 't']);
+    expect([...names]).toEqual([
+      ['t', 'mcp__s__t'],
+      ['u', 'mcp__s__u'],
+    ]);
   });
 });
