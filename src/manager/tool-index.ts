@@ -1,4 +1,5 @@
 import type { Tool } from '../protocol/types.js';
+import type { ToolPredicate } from './tool-filter.js';
 import { publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
 
 /** A tool as the manager offers it: its public name, its server, and the server's own definition. */
@@ -15,19 +16,35 @@ export class ToolIndex {
   private readonly byServer = new Map<string, ManagedTool[]>();
   private readonly byName = new Map<string, ManagedTool>();
 
-  constructor(servers: readonly string[]) {
+  /** `filters`: per server, which raw tool names the config lets through (none: all). */
+  constructor(
+    servers: readonly string[],
+    private readonly filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
+  ) {
     this.prefixes = serverPrefixes(servers);
   }
 
-  /** Replaces a server's tools. */
+  /** Replaces a server's tools; those its config filters out are left out. */
   set(server: string, tools: readonly Tool[]): void {
     this.clear(server);
     const prefix = this.prefixes.get(server) as string;
     const others = [...this.prefixes].filter(([s]) => s !== server).map(([, p]) => p);
+    // Names come from the whole list, so changing a filter never renames the tools it keeps.
     const names = publicToolNames(server, prefix, tools.map((t) => t.name), others);
-    const managed = tools.map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
+    const managed = this.visible(server, tools).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
+  }
+
+  /** Whether the server's config lets this raw tool name through. */
+  allowed(server: string, rawName: string): boolean {
+    return this.filters.get(server)?.(rawName) ?? true;
+  }
+
+  /** The tools of a list that the server's config lets through. */
+  visible(server: string, tools: readonly Tool[]): readonly Tool[] {
+    const allowed = this.filters.get(server);
+    return allowed ? tools.filter((t) => allowed(t.name)) : tools;
   }
 
   clear(server: string): void {
