@@ -11,8 +11,8 @@ const STOP_WORDS = new Set(
 /** Lower-case, stemmed words of a text, stop words left out. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  // Split camelCase and letter/digit boundaries before the separators.
-  const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+  // Split camelCase (`HTTPServer` → `HTTP Server`, but `URLs` stays one word) before the separators.
+  const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)(?=[A-Z][a-z]{2})/g, '$1 ');
   for (const raw of spaced.toLowerCase().split(/[^a-z0-9]+/)) {
     if (raw === '' || STOP_WORDS.has(raw)) continue;
     out.push(stem(raw));
