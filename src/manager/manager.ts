@@ -12,11 +12,14 @@ import type {
   ResourceTemplate,
   Root,
 } from '../protocol/types.js';
+import { cutResult, isOverLimit } from '../model/result-limits.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
+import { saveResult } from './result-file.js';
+import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { bothPredicates, type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
@@ -32,6 +35,14 @@ export interface ManagerOptions {
   maxMessageBytes?: number;
   /** Roots offered to servers; the `roots` capability is declared only when given. */
   roots?: Root[];
+  /** Folder for lazy-mcp's own state (saved long results). Default: a per-user folder, see `defaultStateDir`. */
+  stateDir?: string;
+  /**
+   * Cap on a tool result's text, in bytes, for a model's context: longer text keeps its head
+   * and tail around a marker, and the whole result is saved under `stateDir`, named in the
+   * marker. Images and audio are never cut. A call's `maxResultBytes` overrides it. Default: off.
+   */
+  maxResultBytes?: number;
 }
 
 /** A resource and the server that has it. */
@@ -292,12 +303,22 @@ export class McpServerManager extends EventEmitter {
     publicName?: string,
     filter?: ToolPredicate,
   ): Promise<CallToolResult> {
+    const maxResultBytes = options.maxResultBytes ?? this.options.maxResultBytes;
+    if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
+      throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
+        server: slot.name,
+        phase: 'tools/call',
+      });
+    }
     if (!bothPredicates((raw) => this.index.allowed(slot.name, raw), filter)!(tool)) {
       // A filtered tool does not exist for the caller: the server is never asked.
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
     try {
-      return await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
+      const result = await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
+      if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
+      const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
+      return cutResult(result, maxResultBytes, saved);
     } catch (error) {
       if (error instanceof McpError && disownsTool(error, tool)) {
         // The server disowned a tool we listed: what we know of its tools is stale.
@@ -433,6 +454,8 @@ function checkOptions(options: ManagerOptions): void {
     ['maxMessageBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['shutdownGraceMs', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v), 'a non-negative number of milliseconds'],
     ['cacheDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
+    ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
+    ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
   ];
   for (const [field, ok, expected] of checks) {
