@@ -76,7 +76,7 @@ export function inlineRefs(root: JsonSchema, report: SchemaReport): JsonSchema {
     }
     return out;
   };
-  return expand(root, '', [], 0) as JsonSchema;
+  return expand(root, '', ['#'], 0) as JsonSchema;
 }
 
 /**
