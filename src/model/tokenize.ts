@@ -1,4 +1,4 @@
-// Words of names and descriptions for tool search: `readTextFile`, `read_text_file`,
+// Words of names and descriptions for tool search (ASCII letters and digits; other characters separate words): `readTextFile`, `read_text_file`,
 // `read-text-file` and `read.text.file` give the same words, in a plain stemmed form so
 // "files" finds "file" and "listing" finds "list".
 
@@ -8,16 +8,54 @@ const STOP_WORDS = new Set(
   ),
 );
 
+/** Short texts (names, parameter names) repeat across tools: their words are kept, up to a bound. */
+const memo = new Map<string, string[]>();
+const MEMO_LIMIT = 20_000;
+
 /** Lower-case, stemmed words of a text, stop words left out. */
 export function tokenize(text: string): string[] {
+  const short = text.length <= 64;
+  const known = short ? memo.get(text) : undefined;
+  if (known) return known;
   const out: string[] = [];
-  // Split camelCase (`HTTPServer` → `HTTP Server`, but `URLs` stays one word) before the separators.
-  const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)(?=[A-Z][a-z]{2})/g, '$1 ');
-  for (const raw of spaced.toLowerCase().split(/[^a-z0-9]+/)) {
-    if (raw === '' || STOP_WORDS.has(raw)) continue;
-    out.push(stem(raw));
+  // One pass: a word ends at a non-alphanumeric, at a lower-to-upper step (`readFile`), and
+  // before the last capital of a run followed by 2+ lower-case letters (`HTTPServer`, not `URLs`).
+  let word = '';
+  const flush = () => {
+    if (word !== '') {
+      const lower = word.toLowerCase();
+      if (!STOP_WORDS.has(lower)) out.push(stem(lower));
+      word = '';
+    }
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const upper = c >= 65 && c <= 90;
+    const lower = c >= 97 && c <= 122;
+    const digit = c >= 48 && c <= 57;
+    if (!upper && !lower && !digit) {
+      flush();
+      continue;
+    }
+    if (upper && word !== '') {
+      const prev = word.charCodeAt(word.length - 1);
+      const prevUpper = prev >= 65 && prev <= 90;
+      if (!prevUpper) flush();
+      else if (isLower(text, i + 1) && isLower(text, i + 2)) flush();
+    }
+    word += text[i];
+  }
+  flush();
+  if (short) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(text, out);
   }
   return out;
+}
+
+function isLower(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 97 && c <= 122;
 }
 
 /** A deliberately small suffix stripper: enough to join plural and -ing/-ed forms of one word. */
@@ -41,4 +79,28 @@ function stripSuffix(word: string): string {
 /** `listing` → `list`, `running` → `run`, `created` → `creat` (both sides get the same stem). */
 function undouble(word: string): string {
   return word.length > 2 && word[word.length - 1] === word[word.length - 2] && !/[lsz]/.test(word[word.length - 1]) ? word.slice(0, -1) : word;
+}
+
+/**
+ * Words users and tool authors use for one thing, each group in stemmed form. A query word
+ * also finds its group's other words, at a lower weight than the word itself.
+ */
+const SYNONYM_GROUPS = [
+  ['folder', 'directory', 'dir'],
+  ['picture', 'image', 'photo', 'img'],
+  ['delet', 'remov', 'eras', 'forget'],
+  ['find', 'search', 'lookup', 'query'],
+  ['creat', 'make', 'add', 'new'],
+  ['renam', 'mov'],
+  ['fetch', 'download', 'retriev', 'get'],
+  ['modify', 'edit', 'updat', 'chang'],
+  ['show', 'list', 'display'],
+  ['messag', 'mail', 'email'],
+].map((words) => words.map(stem));
+const SYNONYMS = new Map<string, string[]>();
+for (const group of SYNONYM_GROUPS) for (const word of group) SYNONYMS.set(word, group.filter((w) => w !== word));
+
+/** Other words for a stemmed word (none for most). */
+export function synonymsOf(term: string): readonly string[] {
+  return SYNONYMS.get(term) ?? [];
 }

@@ -1,5 +1,5 @@
 import type { Tool } from '../protocol/types.js';
-import { tokenize } from './tokenize.js';
+import { synonymsOf, tokenize } from './tokenize.js';
 
 /** What the index ranks: a tool under its public name, with its server and its own definition. */
 export interface SearchableTool {
@@ -26,6 +26,8 @@ export const DEFAULT_SEARCH_LIMIT = 8;
 const K1 = 1.2;
 const B = 0.6;
 // Field weights, as repeated term frequency (a simple BM25F): names say most about a tool.
+/** A query word's synonyms count this much of the word itself. */
+const SYNONYM_WEIGHT = 0.5;
 const WEIGHT = { rawName: 3, title: 2, serverName: 1, description: 1, parameter: 1 } as const;
 
 interface Doc<T> {
@@ -84,10 +86,15 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     const scores = this.scratch.length >= this.docs.length ? this.scratch : (this.scratch = new Float64Array(this.docs.length * 2));
     const touched: number[] = [];
     const average = this.totalLength / this.count;
-    for (const term of new Set(tokenize(query))) {
+    const terms = new Map<string, number>();
+    for (const term of tokenize(query)) {
+      terms.set(term, 1);
+      for (const other of synonymsOf(term)) if (!terms.has(other)) terms.set(other, SYNONYM_WEIGHT);
+    }
+    for (const [term, weight] of terms) {
       const posting = this.postings.get(term);
       if (!posting) continue;
-      const idf = Math.log(1 + (this.count - posting.size + 0.5) / (posting.size + 0.5));
+      const idf = weight * Math.log(1 + (this.count - posting.size + 0.5) / (posting.size + 0.5));
       for (const [id, tf] of posting) {
         const length = this.docs[id]!.length;
         if (scores[id] === 0) touched.push(id);
