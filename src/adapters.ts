@@ -13,6 +13,8 @@ export { anthropicSchema, anthropicToolSearchTool, toAnthropicTool, toAnthropicT
 export type { AnthropicResultBlock, AnthropicTool } from './model/adapters/anthropic.js';
 export { geminiSchema, toGeminiFunctionDeclaration, toGeminiFunctionResponse } from './model/adapters/gemini.js';
 export type { GeminiFunctionDeclaration, GeminiFunctionResponsePart } from './model/adapters/gemini.js';
+export { CALL_TOOL_NAME, runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from './model/search-call-tools.js';
+export type { SearchAndCall } from './model/search-call-tools.js';
 export { cutResult } from './model/result-limits.js';
 export type { SavedResult } from './model/result-limits.js';
 export type { JsonSchema, SchemaReport } from './model/schema-transform.js';
