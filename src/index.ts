@@ -24,3 +24,7 @@ export type { McpConfig, ServerEntryConfig } from './manager/config.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';
 export { ToolSession } from './manager/session.js';
+export type { ToolFilter } from './manager/tool-filter.js';
+export { defaultStateDir } from './manager/state-dir.js';
+export { ToolSearchIndex } from './model/tool-search.js';
+export type { SearchOptions, SearchableTool, ToolMatch } from './model/tool-search.js';

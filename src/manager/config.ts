@@ -1,6 +1,7 @@
 import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
 import { expandVars, UnsetVariableError } from './expand-vars.js';
+import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
 
 /** One server entry as users write it (Claude Desktop, Cursor, Claude Code, VS Code). */
 export interface ServerEntryConfig {
@@ -19,6 +20,8 @@ export interface ServerEntryConfig {
   inheritEnv?: boolean;
   /** `"lazy"` (default): start on first use; `"eager"`: start in the background at construction. */
   startup?: 'lazy' | 'eager';
+  /** Which of the server's tools are listed, searched and callable (exact raw names or `*` globs). Default: all. */
+  tools?: ToolFilter;
 }
 
 /** The whole file: `{ "mcpServers": { … } }` or VS Code's `{ "servers": { … } }`. */
@@ -28,6 +31,7 @@ export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { se
 export interface ResolvedServer extends ServerConfig {
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
+  tools?: ToolFilter;
 }
 
 /** What the config says about one server: runnable, or why not. */
@@ -98,6 +102,9 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
     }
     const startup = optional(entry, 'startup', 'string') ?? 'lazy';
     if (startup !== 'lazy' && startup !== 'eager') throw new EntryError('startup', `must be "lazy" or "eager", got ${describe(startup)}`);
+    const tools = entry.tools;
+    const toolsProblem = tools === undefined ? undefined : toolFilterProblem(tools);
+    if (toolsProblem) throw new EntryError(toolsProblem.field, toolsProblem.message);
     const config: ResolvedServer = {
       command: expand('command', command),
       args,
@@ -108,6 +115,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       idleTimeout: positive(entry, 'idleTimeout'),
       inheritEnv: optional(entry, 'inheritEnv', 'boolean') ?? false,
       startup,
+      ...(tools === undefined ? {} : { tools: tools as ToolFilter }),
     };
     const disabled = optional(entry, 'disabled', 'boolean') ?? false;
     return { name, kind: disabled ? 'disabled' : 'stdio', config };

@@ -12,11 +12,16 @@ import type {
   ResourceTemplate,
   Root,
 } from '../protocol/types.js';
+import { cutResult, isOverLimit } from '../model/result-limits.js';
+import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
+import { saveResult } from './result-file.js';
+import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
+import { bothPredicates, type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
 
 export interface ManagerOptions {
@@ -30,6 +35,14 @@ export interface ManagerOptions {
   maxMessageBytes?: number;
   /** Roots offered to servers; the `roots` capability is declared only when given. */
   roots?: Root[];
+  /** Folder for lazy-mcp's own state (saved long results). Default: a per-user folder, see `defaultStateDir`. */
+  stateDir?: string;
+  /**
+   * Cap on a tool result's text, in bytes, for a model's context: longer text keeps its head
+   * and tail around a marker, and the whole result is saved under `stateDir`, named in the
+   * marker. Images and audio are never cut. A call's `maxResultBytes` overrides it. Default: off.
+   */
+  maxResultBytes?: number;
 }
 
 /** A resource and the server that has it. */
@@ -62,6 +75,7 @@ export class McpServerManager extends EventEmitter {
   private readonly catalog: ToolCatalog;
   private readonly index: ToolIndex;
   private readonly sessions = new Set<ToolSession>();
+  private readonly search = new ToolSearchIndex<ManagedTool>();
   private closing: Promise<void> | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
@@ -93,12 +107,14 @@ export class McpServerManager extends EventEmitter {
     checkOptions(options);
     const host = this.slotHost();
     for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
+    const filters = new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
     this.catalog = new ToolCatalog(
       [...this.slots.keys()],
       options.cacheDir,
       (server, message, error) =>
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
       (server) => this.emit('toolsChanged', { server }),
+      filters,
       (server, tool) =>
         this.emit('log', { server, level: 'warning', logger: 'tools', data: `the server listed tool ${JSON.stringify(tool)} more than once; the first definition is used` }),
     );
@@ -155,6 +171,15 @@ export class McpServerManager extends EventEmitter {
     return this.toolsIn(this.view(options.servers));
   }
 
+  /**
+   * The tools best matching a query, best first (default `limit` 8): BM25 over names, titles,
+   * descriptions and parameter names, an exact or near-exact name first. Answers from the
+   * tools known and the manifest cache; starts nothing.
+   */
+  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolMatch[]> {
+    return this.searchIn(this.view(options.servers), query, options.limit);
+  }
+
   /** Calls a tool by its public name; only the server that owns it is started. */
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     return this.callIn(undefined, name, args, options);
@@ -194,10 +219,16 @@ export class McpServerManager extends EventEmitter {
     return out;
   }
 
-  /** A cheap view of the pool for one chat session, limited to `servers` (default: all). */
-  session(options: { servers?: string[] } = {}): ToolSession {
+  /**
+   * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
+   * to the raw tool names `tools` lets through (on top of each server's own filter).
+   */
+  session(options: { servers?: string[]; tools?: ToolFilter } = {}): ToolSession {
     this.assertOpen();
-    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session));
+    const problem = options.tools === undefined ? undefined : toolFilterProblem(options.tools);
+    if (problem) throw new McpError('invalid-arguments', `session option ${problem.field} ${problem.message}`, {});
+    const filter = toolPredicate(options.tools);
+    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session), filter);
     this.sessions.add(session);
     return session;
   }
@@ -227,18 +258,37 @@ export class McpServerManager extends EventEmitter {
 
   // --- the work behind the public methods and sessions; `view` limits the servers ---
 
-  private async toolsIn(view: ReadonlySet<string> | undefined): Promise<ManagedTool[]> {
+  private async toolsIn(view: ReadonlySet<string> | undefined, filter?: ToolPredicate): Promise<ManagedTool[]> {
     this.assertOpen();
     // A server failing to start is left out even if its tools were known before.
     const usable = this.enabledSlots(view).filter((slot) => slot.state !== 'backoff' && slot.state !== 'failed');
     const lists = await this.each(usable, (slot) => this.catalog.toolsOf(slot));
-    return lists.flat();
+    return filter ? lists.flat().filter((t) => filter(t.tool.name)) : lists.flat();
   }
 
-  private async callIn(view: ReadonlySet<string> | undefined, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolMatch[]> {
+    this.assertOpen();
+    if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${JSON.stringify(query)}`, {});
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
+      throw new McpError('invalid-arguments', `searchTools limit must be a positive whole number, got ${JSON.stringify(limit) ?? String(limit)}`, {});
+    }
+    const slots = this.enabledSlots(view);
+    await Promise.all(slots.map((slot) => this.catalog.peek(slot)));
+    // Re-indexes only the servers whose list changed since the last search.
+    for (const slot of this.slots.values()) this.search.update(slot.name, slot.enabled ? this.index.toolsOf(slot.name) : undefined);
+    return this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+  }
+
+  private async callIn(
+    view: ReadonlySet<string> | undefined,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    filter?: ToolPredicate,
+  ): Promise<CallToolResult> {
     this.assertOpen();
     const target = await this.route(name, view, options.signal);
-    return this.invoke(this.slot(target.server), target.tool.name, args, options, name);
+    return this.invoke(this.slot(target.server), target.tool.name, args, options, name, filter);
   }
 
   private async callServerIn(
@@ -247,9 +297,10 @@ export class McpServerManager extends EventEmitter {
     tool: string,
     args: Record<string, unknown>,
     options: CallOptions,
+    filter?: ToolPredicate,
   ): Promise<CallToolResult> {
     this.assertOpen();
-    return this.invoke(this.slot(server, view), tool, args, options);
+    return this.invoke(this.slot(server, view), tool, args, options, undefined, filter);
   }
 
   private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
@@ -274,9 +325,30 @@ export class McpServerManager extends EventEmitter {
     return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)), options.signal);
   }
 
-  private async invoke(slot: ServerSlot, tool: string, args: Record<string, unknown>, options: CallOptions, publicName?: string): Promise<CallToolResult> {
+  private async invoke(
+    slot: ServerSlot,
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    publicName?: string,
+    filter?: ToolPredicate,
+  ): Promise<CallToolResult> {
+    const maxResultBytes = options.maxResultBytes ?? this.options.maxResultBytes;
+    if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
+      throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
+        server: slot.name,
+        phase: 'tools/call',
+      });
+    }
+    if (!bothPredicates((raw) => this.index.allowed(slot.name, raw), filter)!(tool)) {
+      // A filtered tool does not exist for the caller: the server is never asked.
+      throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
+    }
     try {
-      return await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
+      const result = await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
+      if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
+      const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
+      return cutResult(result, maxResultBytes, saved);
     } catch (error) {
       if (error instanceof McpError && disownsTool(error, tool)) {
         // The server disowned a tool we listed: what we know of its tools is stale.
@@ -364,9 +436,10 @@ export class McpServerManager extends EventEmitter {
   private sessionCore(): SessionCore {
     return {
       assertOpen: () => this.assertOpen(),
-      listTools: (view) => this.toolsIn(view),
-      callTool: (view, name, args, options) => this.callIn(view, name, args, options),
-      callServerTool: (view, server, tool, args, options) => this.callServerIn(view, server, tool, args, options),
+      listTools: (view, filter) => this.toolsIn(view, filter),
+      searchTools: (view, query, limit, filter) => this.searchIn(view, query, limit, filter),
+      callTool: (view, name, args, options, filter) => this.callIn(view, name, args, options, filter),
+      callServerTool: (view, server, tool, args, options, filter) => this.callServerIn(view, server, tool, args, options, filter),
       listResources: (view, server) => this.resourcesIn(view, server),
       readResource: (view, server, uri, options) => this.readIn(view, server, uri, options),
     };
@@ -424,6 +497,8 @@ function checkOptions(options: ManagerOptions): void {
     ['maxMessageBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['shutdownGraceMs', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v), 'a non-negative number of milliseconds'],
     ['cacheDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
+    ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
+    ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
   ];
   for (const [field, ok, expected] of checks) {

@@ -2,6 +2,8 @@ import { McpError } from '../errors.js';
 import type { CallOptions, CallToolResult, ReadResourceResult } from '../protocol/types.js';
 import type { ManagedResource } from './manager.js';
 import { abortable } from './abortable.js';
+import type { ToolMatch } from '../model/tool-search.js';
+import type { ToolPredicate } from './tool-filter.js';
 import type { ManagedTool } from './tool-index.js';
 
 type View = ReadonlySet<string> | undefined;
@@ -9,9 +11,10 @@ type View = ReadonlySet<string> | undefined;
 /** What a session needs from its manager: the manager's work, limited to a view. */
 export interface SessionCore {
   assertOpen(): void;
-  listTools(view: View): Promise<ManagedTool[]>;
-  callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
-  callServerTool(view: View, server: string, tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  listTools(view: View, filter?: ToolPredicate): Promise<ManagedTool[]>;
+  searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate): Promise<ToolMatch[]>;
+  callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate): Promise<CallToolResult>;
+  callServerTool(view: View, server: string, tool: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate): Promise<CallToolResult>;
   listResources(view: View, server: string | undefined): Promise<ManagedResource[]>;
   readResource(view: View, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult>;
 }
@@ -29,6 +32,8 @@ export class ToolSession {
     private readonly core: SessionCore,
     private readonly view: View,
     private readonly onClose: () => void,
+    /** The session's own tool filter over raw names, on top of each server's. */
+    private readonly filter?: ToolPredicate,
   ) {}
 
   /** The servers this session may use; undefined means all of the manager's. */
@@ -37,15 +42,25 @@ export class ToolSession {
   }
 
   listTools(): Promise<ManagedTool[]> {
-    return this.track({}, (o) => abortable(this.core.listTools(this.view), o.signal, 'listing tools'));
+    return this.track({}, (o) => abortable(this.core.listTools(this.view, this.filter), o.signal, 'listing tools'));
+  }
+
+  /** Like the manager's `searchTools`, over this session's servers and tools; starts nothing. */
+  searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolMatch[]> {
+    return this.track({}, async (o) => {
+      const outside = options.servers?.find((s) => this.view && !this.view.has(s));
+      if (outside !== undefined) throw new McpError('unknown-server', `no server named ${JSON.stringify(outside)} in this session`, { server: outside });
+      const view = options.servers ? new Set(options.servers) : this.view;
+      return abortable(this.core.searchTools(view, query, options.limit, this.filter), o.signal, 'searching tools');
+    });
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.track(options, (o) => this.core.callTool(this.view, name, args, o));
+    return this.track(options, (o) => this.core.callTool(this.view, name, args, o, this.filter));
   }
 
   callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o));
+    return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o, this.filter));
   }
 
   /** Resources of one server of this session, or of all of them. */

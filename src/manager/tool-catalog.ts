@@ -3,6 +3,7 @@ import type { Tool } from '../protocol/types.js';
 import type { CacheProblem } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import type { ServerSlot } from './server-slot.js';
+import type { ToolPredicate } from './tool-filter.js';
 import { type ManagedTool, ToolIndex } from './tool-index.js';
 
 /**
@@ -21,9 +22,10 @@ export class ToolCatalog {
     cacheDir: string | undefined,
     onCacheProblem: CacheProblem,
     private readonly onChanged: (server: string) => void,
+    filters?: ReadonlyMap<string, ToolPredicate | undefined>,
     onDuplicate?: (server: string, tool: string) => void,
   ) {
-    this.index = new ToolIndex(servers, onDuplicate);
+    this.index = new ToolIndex(servers, filters, onDuplicate);
     this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
   }
 
@@ -58,8 +60,17 @@ export class ToolCatalog {
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
     const before = this.index.toolsOf(slot.name);
     this.index.set(slot.name, tools);
-    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(tools)) this.onChanged(slot.name);
+    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
     await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+  }
+
+  /** A server's tools if known or in a fresh cache entry; never starts anything. */
+  async peek(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
+    const known = this.index.toolsOf(slot.name);
+    if (known) return known;
+    // A running server whose list was dropped (list_changed) is asked again: a request, not a spawn.
+    if (slot.state === 'ready') return this.toolsOf(slot).catch(() => undefined);
+    return slot.state === 'starting' ? undefined : this.fromCache(slot);
   }
 
   /** What we know of a server's tools is stale: forget it, here and on disk. */

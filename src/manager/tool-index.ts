@@ -1,4 +1,5 @@
 import type { Tool } from '../protocol/types.js';
+import type { ToolPredicate } from './tool-filter.js';
 import { claimedServerPart, publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
 
 /** A tool as the manager offers it: its public name, its server, and the server's own definition. */
@@ -22,15 +23,17 @@ export class ToolIndex {
   /** `server\0tool` pairs already reported as listed twice, so a re-listing does not repeat it. */
   private readonly reported = new Set<string>();
 
+  /** `filters`: per server, which raw tool names the config lets through (none: all). */
   constructor(
     servers: readonly string[],
+    private readonly filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
     /** Told once per server and raw name when a server lists a tool twice (the first is kept). */
     private readonly onDuplicate: (server: string, tool: string) => void = () => undefined,
   ) {
     this.prefixes = serverPrefixes(servers);
   }
 
-  /** Replaces a server's tools; a raw name listed twice keeps its first definition. */
+  /** Replaces a server's tools; a raw name listed twice keeps its first definition; those its config filters out are left out. */
   set(server: string, tools: readonly Tool[]): void {
     this.clear(server);
     const prefix = this.prefixes.get(server) as string;
@@ -42,10 +45,22 @@ export class ToolIndex {
         this.onDuplicate(server, tool.name);
       }
     }
+    // Names come from the whole list, so changing a filter never renames the tools it keeps.
     const names = publicToolNames(server, prefix, [...first.keys()]);
-    const managed = [...first.values()].map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
+    const managed = this.visible(server, [...first.values()]).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
+  }
+
+  /** Whether the server's config lets this raw tool name through. */
+  allowed(server: string, rawName: string): boolean {
+    return this.filters.get(server)?.(rawName) ?? true;
+  }
+
+  /** The tools of a list that the server's config lets through. */
+  visible(server: string, tools: readonly Tool[]): readonly Tool[] {
+    const allowed = this.filters.get(server);
+    return allowed ? tools.filter((t) => allowed(t.name)) : tools;
   }
 
   clear(server: string): void {

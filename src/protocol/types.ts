@@ -63,4 +63,6 @@ export interface CallOptions {
   resetTimeoutOnProgress?: boolean;
   /** Upper bound on the whole request in ms, however much progress arrives. Default: none. */
   maxTotalTimeout?: number;
+  /** Manager tool calls: cap on the result's text in bytes, overriding the manager's `maxResultBytes`. */
+  maxResultBytes?: number;
 }

@@ -1,0 +1,262 @@
+import type { Tool } from '../protocol/types.js';
+import { synonymsOf, tokenize } from './tokenize.js';
+
+/** What the index ranks: a tool under its public name, with its server and its own definition. */
+export interface SearchableTool {
+  name: string;
+  server: string;
+  tool: Tool;
+}
+
+/** A search hit: the tool and how well it matched (higher is better; only comparable within one query). */
+export type ToolMatch = SearchableTool & { score: number };
+
+export interface SearchOptions<T extends SearchableTool> {
+  /** Most matches returned. Default 8. */
+  limit?: number;
+  /** Only tools of these servers. Default: all. */
+  servers?: ReadonlySet<string>;
+  /** Only tools this accepts (a session's filter). */
+  accept?: (tool: T) => boolean;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 8;
+
+// BM25 parameters: the usual ones; tool documents are short, so length matters a little less.
+const K1 = 1.2;
+const B = 0.6;
+// Field weights, as repeated term frequency (a simple BM25F): names say most about a tool.
+/** A query word's synonyms count this much of the word itself. */
+const SYNONYM_WEIGHT = 0.5;
+const WEIGHT = { rawName: 3, title: 2, serverName: 1, description: 1, parameter: 1 } as const;
+
+interface Doc<T> {
+  entry: T;
+  length: number;
+  terms: Map<string, number>;
+  /** The raw and public names, lower-case with separators removed, for exact matching. */
+  keys: string[];
+}
+
+/**
+ * A BM25 index over tools, updated one server at a time. An exact name (public or raw,
+ * ignoring case and `_`/`-`/`.` separators) ranks first, then a name one or two edits away,
+ * then the rest by BM25 — so a model that knows the name always finds it, which BM25 alone
+ * does not promise.
+ */
+export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
+  private readonly docs: (Doc<T> | undefined)[] = [];
+  private readonly free: number[] = [];
+  private readonly byServer = new Map<string, { source: readonly T[]; ids: number[] }>();
+  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly byKey = new Map<string, number[]>();
+  /** Each raw-name key with one character deleted, for near-exact matches (symmetric delete). */
+  private readonly byDeletion = new Map<string, number[]>();
+  private totalLength = 0;
+  private count = 0;
+  private scratch = new Float64Array(0);
+
+  /** Tools indexed. */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * Makes the index hold exactly `tools` for `server` (undefined: none). The same array as
+   * last time is a no-op, so callers may sync on every search.
+   */
+  update(server: string, tools: readonly T[] | undefined): void {
+    const current = this.byServer.get(server);
+    if (current?.source === tools) return;
+    if (current) {
+      for (const id of current.ids) this.remove(id);
+      this.byServer.delete(server);
+    }
+    if (tools) this.byServer.set(server, { source: tools, ids: tools.map((t) => this.add(t)) });
+  }
+
+  /** The best `limit` matches for a query, best first. */
+  search(query: string, options: SearchOptions<T> = {}): (T & { score: number })[] {
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+    if (this.count === 0 || limit <= 0) return [];
+    const usable = (id: number): boolean => {
+      const doc = this.docs[id]!;
+      return (!options.servers || options.servers.has(doc.entry.server)) && (!options.accept || options.accept(doc.entry));
+    };
+    const scores = this.scratch.length >= this.docs.length ? this.scratch : (this.scratch = new Float64Array(this.docs.length * 2));
+    const touched: number[] = [];
+    const average = this.totalLength / this.count;
+    const terms = new Map<string, number>();
+    for (const term of tokenize(query)) {
+      terms.set(term, 1);
+      for (const other of synonymsOf(term)) if (!terms.has(other)) terms.set(other, SYNONYM_WEIGHT);
+    }
+    for (const [term, weight] of terms) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      const idf = weight * Math.log(1 + (this.count - posting.size + 0.5) / (posting.size + 0.5));
+      for (const [id, tf] of posting) {
+        const length = this.docs[id]!.length;
+        if (scores[id] === 0) touched.push(id);
+        scores[id] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / average));
+      }
+    }
+    const tiers = this.nameMatches(query);
+    for (const id of tiers.keys()) if (scores[id] === 0) touched.push(id);
+    let best = 0;
+    for (const id of touched) best = Math.max(best, scores[id]);
+    // Name tiers sit above every BM25 score of this query, so the score order is the rank order.
+    const ranked: { id: number; score: number }[] = [];
+    for (const id of touched) {
+      const score = scores[id] + (tiers.get(id) ?? 0) * (best + 1);
+      scores[id] = 0;
+      if (score > 0 && usable(id)) insertTop(ranked, { id, score }, limit, this.docs);
+    }
+    return ranked.map(({ id, score }) => ({ ...this.docs[id]!.entry, score }));
+  }
+
+  private add(entry: T): number {
+    const terms = new Map<string, number>();
+    let length = 0;
+    const put = (text: string | undefined, weight: number) => {
+      if (!text) return;
+      for (const term of tokenize(text)) {
+        terms.set(term, (terms.get(term) ?? 0) + weight);
+        length += weight;
+      }
+    };
+    const { tool } = entry;
+    put(tool.name, WEIGHT.rawName);
+    put(tool.title, WEIGHT.title);
+    put(typeof tool.annotations?.title === 'string' ? tool.annotations.title : undefined, WEIGHT.title);
+    put(entry.server, WEIGHT.serverName);
+    put(tool.description, WEIGHT.description);
+    for (const name of parameterNames(tool.inputSchema)) put(name, WEIGHT.parameter);
+    const keys = [...new Set([nameKey(tool.name), nameKey(entry.name)])];
+    const doc: Doc<T> = { entry, length: Math.max(length, 1), terms, keys };
+    const id = this.free.pop() ?? this.docs.length;
+    this.docs[id] = doc;
+    this.count++;
+    this.totalLength += doc.length;
+    for (const [term, tf] of terms) {
+      let posting = this.postings.get(term);
+      if (!posting) this.postings.set(term, (posting = new Map()));
+      posting.set(id, tf);
+    }
+    for (const key of keys) push(this.byKey, key, id);
+    for (const variant of deletions(keys[0])) push(this.byDeletion, variant, id);
+    return id;
+  }
+
+  private remove(id: number): void {
+    const doc = this.docs[id];
+    if (!doc) return;
+    for (const term of doc.terms.keys()) {
+      const posting = this.postings.get(term)!;
+      posting.delete(id);
+      if (posting.size === 0) this.postings.delete(term);
+    }
+    for (const key of doc.keys) pull(this.byKey, key, id);
+    for (const variant of deletions(doc.keys[0])) pull(this.byDeletion, variant, id);
+    this.totalLength -= doc.length;
+    this.count--;
+    this.docs[id] = undefined;
+    this.free.push(id);
+  }
+
+  /** Docs whose name the query is (tier 2) or nearly is (tier 1), when the query is one word. */
+  private nameMatches(query: string): Map<number, number> {
+    const tiers = new Map<number, number>();
+    const trimmed = query.trim();
+    if (trimmed === '' || /\s/.test(trimmed)) return tiers;
+    const key = nameKey(trimmed);
+    for (const id of this.byKey.get(key) ?? []) tiers.set(id, 2);
+    if (key.length < 4) return tiers;
+    const allowed = key.length >= 8 ? 2 : 1;
+    const near = (id: number) => {
+      if (!tiers.has(id) && this.docs[id]!.keys.some((k) => editDistance(key, k, allowed) <= allowed)) tiers.set(id, 1);
+    };
+    // Symmetric delete: a name one edit away shares the key or a one-deletion variant with the query.
+    for (const id of this.byDeletion.get(key) ?? []) near(id);
+    for (const variant of deletions(key)) {
+      for (const id of this.byKey.get(variant) ?? []) near(id);
+      for (const id of this.byDeletion.get(variant) ?? []) near(id);
+    }
+    return tiers;
+  }
+}
+
+/** Keeps `ranked` the best `limit` entries, best first; ties go to the shorter, then smaller name. */
+function insertTop<T extends SearchableTool>(ranked: { id: number; score: number }[], item: { id: number; score: number }, limit: number, docs: (Doc<T> | undefined)[]): void {
+  const before = (a: { id: number; score: number }, b: { id: number; score: number }) =>
+    a.score !== b.score ? a.score > b.score : docs[a.id]!.entry.name < docs[b.id]!.entry.name;
+  if (ranked.length === limit && !before(item, ranked[limit - 1])) return;
+  let i = ranked.length < limit ? ranked.length : limit - 1;
+  if (ranked.length < limit) ranked.push(item);
+  else ranked[i] = item;
+  while (i > 0 && before(ranked[i], ranked[i - 1])) {
+    [ranked[i], ranked[i - 1]] = [ranked[i - 1], ranked[i]];
+    i--;
+  }
+}
+
+/** A name without case or separators: `read_file`, `readFile` and `Read-File` are one name. */
+function nameKey(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+function deletions(key: string): string[] {
+  if (key.length < 4) return [];
+  const out = new Set<string>();
+  for (let i = 0; i < key.length; i++) out.add(key.slice(0, i) + key.slice(i + 1));
+  return [...out];
+}
+
+/** Property names of an input schema, nested objects and array items included, at most a few hundred. */
+function parameterNames(schema: unknown): string[] {
+  const names: string[] = [];
+  const visit = (node: unknown, depth: number) => {
+    if (depth > 4 || names.length > 200 || typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.properties === 'object' && record.properties !== null) {
+      for (const [name, child] of Object.entries(record.properties)) {
+        names.push(name);
+        visit(child, depth + 1);
+      }
+    }
+    if (record.items) visit(record.items, depth + 1);
+  };
+  visit(schema, 0);
+  return names;
+}
+
+/** Levenshtein distance, giving up (returning `bound + 1`) once it must exceed `bound`. */
+function editDistance(a: string, b: string, bound: number): number {
+  if (Math.abs(a.length - b.length) > bound) return bound + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let smallest = i;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      smallest = Math.min(smallest, row[j]);
+    }
+    if (smallest > bound) return bound + 1;
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+function push(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key);
+  if (list) list.push(id);
+  else map.set(key, [id]);
+}
+
+function pull(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key);
+  if (!list) return;
+  const at = list.indexOf(id);
+  if (at >= 0) list.splice(at, 1);
+  if (list.length === 0) map.delete(key);
+}
