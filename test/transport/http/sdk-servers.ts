@@ -15,7 +15,13 @@ export interface TestHttpServer {
   close(): Promise<void>;
 }
 
-/** The tools every SDK test server has: `echo` and `count` (sends progress before answering). */
+/** Request ids whose handler saw its signal abort (the client closed the stream or cancelled). */
+export const abortedCalls: string[] = [];
+
+/**
+ * The tools every SDK test server has: `echo`, `count` (sends progress before answering)
+ * and `hold` (sends one progress, then waits for its signal, recording the abort).
+ */
 export function buildServer(): McpServer {
   const server = new McpServer({ name: 'http-test', version: '1.0.0' });
   server.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
@@ -27,6 +33,19 @@ export function buildServer(): McpServer {
       if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: to } });
     }
     return { content: [{ type: 'text', text: `counted to ${to}` }] };
+  });
+  server.registerTool('hold', { description: 'Waits until cancelled', inputSchema: z.object({ tag: z.string() }) }, async ({ tag }, ctx) => {
+    const token = ctx.mcpReq._meta?.progressToken;
+    if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: 1 } });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 20000);
+      ctx.mcpReq.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        abortedCalls.push(tag);
+        resolve();
+      }, { once: true });
+    });
+    return { content: [{ type: 'text', text: 'held' }] };
   });
   return server;
 }
