@@ -21,7 +21,11 @@ export async function deleteSession(config: ExchangeConfig, sessionId: string, p
   const headers: Record<string, string> = { 'mcp-session-id': sessionId };
   if (protocolVersion !== undefined) headers['mcp-protocol-version'] = protocolVersion;
   try {
-    const response = await exchange({ ...config, auth: undefined }, {
+    // The token goes along, but a 401 here never starts an OAuth step: the session is being dropped.
+    const authorization = await config.auth?.authorization();
+    if (authorization !== undefined) headers.authorization = authorization;
+    const { auth: _auth, ...withoutAuth } = config;
+    const response = await exchange(withoutAuth, {
       method: 'DELETE',
       headers,
       signal: AbortSignal.timeout(timeoutMs),

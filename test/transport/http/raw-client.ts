@@ -16,8 +16,9 @@ export class RawClient {
   /** Sends a request and resolves with its answer (bounded by `ms`). */
   async request(method: string, params?: object, ms = 10000): Promise<{ id: RequestId; result?: any; error?: any }> {
     const id = this.nextId++;
+    let timer: NodeJS.Timeout | undefined;
     const answer = new Promise<JsonRpcMessage>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${ms} ms`)), ms);
       this.waiting.set(id, (message) => {
         clearTimeout(timer);
         this.waiting.delete(id);
@@ -27,6 +28,7 @@ export class RawClient {
     try {
       await this.channel.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) } as JsonRpcMessage);
     } catch (error) {
+      clearTimeout(timer);
       this.waiting.delete(id);
       answer.catch(() => {});
       throw error;

@@ -15,8 +15,11 @@ async function startSseServer(): Promise<TestHttpServer & { openStreams(): numbe
     if (req.method === 'GET' && url.pathname === '/sse') {
       const transport = new SSEServerTransport('/messages', res);
       transports.set(transport.sessionId, transport);
-      res.on('close', () => transports.delete(transport.sessionId));
       const server = new McpServer({ name: 'sse-test', version: '1.0.0' });
+      res.on('close', () => {
+        transports.delete(transport.sessionId);
+        void server.close();
+      });
       server.registerTool('echo', { description: 'Echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
       await server.connect(transport);
       return;
@@ -32,6 +35,10 @@ async function startSseServer(): Promise<TestHttpServer & { openStreams(): numbe
       return base.connections;
     },
     openStreams: () => transports.size,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close()));
+      await base.close();
+    },
   };
 }
 
@@ -93,5 +100,24 @@ describe('SseLegacyChannel (2024-11-05 HTTP+SSE) against the SDK v1 SSE server',
     channels.push(down);
     const reason = await closeReason(down);
     expect(reason).toMatchObject({ code: 'connect-failed', status: 503 });
+  });
+});
+
+describe('SseLegacyChannel limits', () => {
+  it('an event over maxMessageBytes closes the channel with protocol-error', async () => {
+    const server = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: endpoint\ndata: /messages\n\n');
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'z'.repeat(20_000) } })}\n\n`);
+    });
+    const channel = new SseLegacyChannel({ url: server.url, name: 'old', maxMessageBytes: 5_000 });
+    try {
+      const reason = await closeReason(channel);
+      expect(reason).toMatchObject({ code: 'protocol-error', server: 'old' });
+      expect(reason.message).toContain('5000-byte limit');
+    } finally {
+      await channel.close();
+      await server.close();
+    }
   });
 });

@@ -28,7 +28,7 @@ describe('StreamableHttpChannel, legacy era, against the SDK v2 server', () => {
     expect(server.sessions()).toBe(1);
 
     const list = await client.request('tools/list');
-    expect(list.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(['count', 'echo']);
+    expect(list.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(['count', 'echo', 'hold']);
 
     const call = await client.request('tools/call', { name: 'count', arguments: { to: 3 }, _meta: { progressToken: 'p1' } });
     expect(call.result.content[0].text).toBe('counted to 3');
