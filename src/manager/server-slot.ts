@@ -55,7 +55,7 @@ export class ServerSlot {
     if (entry.kind === 'invalid' || entry.kind === 'unsupported') this.lastError = entry.error;
     // Until the HTTP channels are wired into the slot, a remote entry is reported, not run.
     if (entry.kind === 'http') {
-      this.lastError = new McpError('unsupported-transport', `${serverLabel(entry.name)}the manager does not run ${entry.config.transport} servers yet (${entry.config.url})`, {
+      this.lastError = new McpError('unsupported-transport', `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported; lazy-mcp runs stdio servers only`, {
         server: entry.name,
         phase: 'config',
       });
