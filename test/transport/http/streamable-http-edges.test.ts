@@ -223,4 +223,30 @@ describe('StreamableHttpChannel edge behaviour (hand-written servers)', () => {
     await channel.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     expect(noise).toEqual(['hello']);
   });
+
+  it('delivers the GET stream\'s messages unrelated to any request, once the session is initialized', async () => {
+    const server = await serve(async (req, res) => {
+      if (req.method === 'POST') {
+        const message = await bodyOf(req);
+        if (message.id === undefined) return void res.writeHead(202).end();
+        return void res
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } } }));
+      }
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.write(`id: g1\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+      }
+      res.writeHead(405).end();
+    });
+    const channel = open(server.url);
+    const client = new RawClient(channel);
+    await client.initialize();
+    const { waitFor } = await import('../../support/fixtures.js');
+    expect(await waitFor(() => client.received.length === 2)).toBe(true);
+    expect(client.received[1]).toEqual({ message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, context: {} });
+    const get = server.requests.find((r) => r.method === 'GET');
+    expect(get?.headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': 's-1', 'mcp-protocol-version': '2025-11-25' });
+    expect(get?.headers['last-event-id']).toBeUndefined();
+  });
 });
