@@ -22,6 +22,24 @@ export interface ServerEntryConfig {
   startup?: 'lazy' | 'eager';
   /** Which of the server's tools are listed, searched and callable (exact raw names or `*` globs). Default: all. */
   tools?: ToolFilter;
+  /** http / sse: sent on every request, `${VAR}` expanded. */
+  headers?: Record<string, string>;
+  /** http / sse: how to obtain a token when the server asks for one. */
+  oauth?: OAuthConfig;
+}
+
+/** An entry's `oauth`: what the OAuth client starts from. Every field is optional. */
+export interface OAuthConfig {
+  /** A pre-registered client id; without it, `clientMetadataUrl`, else Dynamic Client Registration. */
+  clientId?: string;
+  /** With `clientId`, for a confidential client. */
+  clientSecret?: string;
+  /** A Client ID Metadata Document URL (https), used as the client id. */
+  clientMetadataUrl?: string;
+  /** Scopes to ask for when the server's challenge names none. */
+  scopes?: string[];
+  /** The redirect URI registered for the client. */
+  redirectUri?: string;
 }
 
 /** The whole file: `{ "mcpServers": { … } }` or VS Code's `{ "servers": { … } }`. */
@@ -34,10 +52,25 @@ export interface ResolvedServer extends ServerConfig {
   tools?: ToolFilter;
 }
 
+/** A remote server entry (`type` `"http"` / `"streamable-http"` or `"sse"`) after validation and `${VAR}` expansion. */
+export interface ResolvedRemoteServer {
+  /** `http`: Streamable HTTP (either era); `sse`: the 2024-11-05 HTTP+SSE transport. */
+  transport: 'http' | 'sse';
+  /** An http or https URL. */
+  url: string;
+  headers: Record<string, string>;
+  oauth?: OAuthConfig;
+  timeout?: number;
+  idleTimeout?: number;
+  startup: 'lazy' | 'eager';
+  tools?: ToolFilter;
+}
+
 /** What the config says about one server: runnable, or why not. */
 export type ServerEntry =
   | { name: string; kind: 'stdio'; config: ResolvedServer }
-  | { name: string; kind: 'disabled'; config: ResolvedServer }
+  | { name: string; kind: 'http'; config: ResolvedRemoteServer }
+  | { name: string; kind: 'disabled'; config: ResolvedServer | ResolvedRemoteServer }
   | { name: string; kind: 'unsupported'; error: McpError }
   | { name: string; kind: 'invalid'; error: McpError };
 
@@ -78,17 +111,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       }
     };
     if ((type !== undefined && REMOTE_TYPES.has(type)) || (type === undefined && entry.command === undefined && entry.url !== undefined)) {
-      const rawUrl = optional(entry, 'url', 'string');
-      const url = rawUrl === undefined ? undefined : expand('url', rawUrl);
-      return {
-        name,
-        kind: 'unsupported',
-        error: new McpError(
-          'unsupported-transport',
-          `server ${JSON.stringify(name)}: transport ${JSON.stringify(type ?? 'http')}${url ? ` (${url})` : ''} is not supported; lazy-mcp runs stdio servers only`,
-          { server: name, phase: 'config' },
-        ),
-      };
+      return resolveRemote(name, entry, type === 'sse' ? 'sse' : 'http', expand);
     }
     if (type !== undefined && type !== 'stdio') throw new EntryError('type', `must be "stdio", "http", "sse" or "streamable-http", got ${describe(type)}`);
     const command = optional(entry, 'command', 'string');
@@ -128,6 +151,85 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       error: new McpError('invalid-config', `server ${JSON.stringify(name)}: config ${where}${error.message}`, { server: name, phase: 'config' }),
     };
   }
+}
+
+/** A `type: "http" | "streamable-http" | "sse"` entry (or one with only a `url`). */
+function resolveRemote(name: string, entry: Record<string, unknown>, transport: 'http' | 'sse', expand: (field: string, value: string) => string): ServerEntry {
+  const rawUrl = optional(entry, 'url', 'string');
+  if (rawUrl === undefined || rawUrl.trim() === '') throw new EntryError('url', `is required for a${transport === 'sse' ? 'n sse' : 'n http'} server`);
+  const url = httpUrl('url', expand('url', rawUrl));
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(optionalStringMap(entry, 'headers'))) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw new EntryError(`headers.${key}`, 'is not a valid HTTP header name');
+    const expanded = expand(`headers.${key}`, value);
+    if (/[\r\n\0]/.test(expanded)) throw new EntryError(`headers.${key}`, 'must not contain line breaks or NUL');
+    headers[key] = expanded;
+  }
+  const oauth = entry.oauth === undefined ? undefined : resolveOAuth(entry.oauth);
+  const startup = optional(entry, 'startup', 'string') ?? 'lazy';
+  if (startup !== 'lazy' && startup !== 'eager') throw new EntryError('startup', `must be "lazy" or "eager", got ${describe(startup)}`);
+  const timeout = positive(entry, 'timeout');
+  const idleTimeout = positive(entry, 'idleTimeout');
+  const tools = entry.tools;
+  const toolsProblem = tools === undefined ? undefined : toolFilterProblem(tools);
+  if (toolsProblem) throw new EntryError(toolsProblem.field, toolsProblem.message);
+  const config: ResolvedRemoteServer = {
+    transport,
+    url,
+    headers,
+    ...(oauth === undefined ? {} : { oauth }),
+    ...(timeout === undefined ? {} : { timeout }),
+    ...(idleTimeout === undefined ? {} : { idleTimeout }),
+    ...(tools === undefined ? {} : { tools: tools as ToolFilter }),
+    startup,
+  };
+  const disabled = optional(entry, 'disabled', 'boolean') ?? false;
+  return disabled ? { name, kind: 'disabled', config } : { name, kind: 'http', config };
+}
+
+function resolveOAuth(value: unknown): OAuthConfig {
+  if (!isObject(value)) throw new EntryError('oauth', `must be an object, got ${describe(value)}`);
+  const known = new Set(['clientId', 'clientSecret', 'clientMetadataUrl', 'scopes', 'redirectUri']);
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) throw new EntryError(`oauth.${key}`, 'is not an oauth field (clientId, clientSecret, clientMetadataUrl, scopes, redirectUri)');
+  }
+  const field = (key: string) => {
+    const item = value[key];
+    if (item !== undefined && (typeof item !== 'string' || item === '')) throw new EntryError(`oauth.${key}`, `must be a non-empty string, got ${describe(item)}`);
+    return item as string | undefined;
+  };
+  const clientId = field('clientId');
+  const clientSecret = field('clientSecret');
+  const clientMetadataUrl = field('clientMetadataUrl');
+  const redirectUri = field('redirectUri');
+  if (clientSecret !== undefined && clientId === undefined) throw new EntryError('oauth.clientSecret', 'needs oauth.clientId');
+  if (clientMetadataUrl !== undefined && new URL(httpUrl('oauth.clientMetadataUrl', clientMetadataUrl)).protocol !== 'https:') {
+    throw new EntryError('oauth.clientMetadataUrl', `must be an https URL, got ${describe(clientMetadataUrl)}`);
+  }
+  if (redirectUri !== undefined) httpUrl('oauth.redirectUri', redirectUri);
+  const scopes = value.scopes === undefined ? undefined : optionalArray({ 'oauth.scopes': value.scopes }, 'oauth.scopes');
+  scopes?.forEach((scope, i) => {
+    if (scope === '' || /\s/.test(scope)) throw new EntryError(`oauth.scopes[${i}]`, `must be one scope without spaces, got ${describe(scope)}`);
+  });
+  return {
+    ...(clientId === undefined ? {} : { clientId }),
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+    ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
+    ...(scopes === undefined ? {} : { scopes }),
+    ...(redirectUri === undefined ? {} : { redirectUri }),
+  };
+}
+
+/** The value as an absolute http(s) URL, normalised. */
+function httpUrl(field: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new EntryError(field, `must be an absolute http or https URL, got ${describe(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EntryError(field, `must be an http or https URL, got ${describe(value)}`);
+  return url.href;
 }
 
 class EntryError extends Error {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Tool } from '../protocol/types.js';
-import type { ResolvedServer } from './config.js';
+import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
 import { sanitize, shortHash } from './tool-names.js';
 
 const FORMAT = 'lazy-mcp/tool-manifest@1';
@@ -36,7 +36,11 @@ export class ManifestCache {
   ) {}
 
   /** The key of a server's config: what it runs, with what, where. */
-  static keyOf(config: ResolvedServer): string {
+  static keyOf(config: ResolvedServer | ResolvedRemoteServer): string {
+    if ('url' in config) {
+      const headers = Object.entries(config.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return createHash('sha256').update(JSON.stringify([config.transport, config.url, headers])).digest('hex');
+    }
     const { command, args, env, cwd, framing, inheritEnv } = config;
     const sortedEnv = Object.entries(env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false])).digest('hex');

@@ -51,8 +51,15 @@ export class ServerSlot {
     readonly entry: ServerEntry,
     private readonly host: SlotHost,
   ) {
-    this.current = entry.kind === 'stdio' ? 'idle' : entry.kind;
+    this.current = entry.kind === 'stdio' ? 'idle' : entry.kind === 'http' ? 'unsupported' : entry.kind;
     if (entry.kind === 'invalid' || entry.kind === 'unsupported') this.lastError = entry.error;
+    // Until the HTTP channels are wired into the slot, a remote entry is reported, not run.
+    if (entry.kind === 'http') {
+      this.lastError = new McpError('unsupported-transport', `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported; lazy-mcp runs stdio servers only`, {
+        server: entry.name,
+        phase: 'config',
+      });
+    }
   }
 
   get name(): string {
@@ -87,7 +94,7 @@ export class ServerSlot {
         throw this.closedError();
       case 'invalid':
       case 'unsupported':
-        throw (entry as { error: McpError }).error;
+        throw (entry as { error?: McpError }).error ?? this.lastError;
       case 'disabled':
         throw new McpError('unavailable', `${serverLabel(this.name)}the server is disabled in the config`, { server: this.name });
       case 'backoff':

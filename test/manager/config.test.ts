@@ -80,10 +80,13 @@ describe('config', () => {
     expect(other.kind).toBe('stdio');
   });
 
-  it.each(['http', 'sse', 'streamable-http'])('reports a %s server as unsupported, never drops it', (type) => {
+  it.each([
+    ['http', 'http'],
+    ['sse', 'sse'],
+    ['streamable-http', 'http'],
+  ])('reads a %s server as a remote entry, never drops it', (type, transport) => {
     const [entry] = parseConfig({ mcpServers: { web: { type, url: 'https://example.invalid/mcp' } } }, env);
-    expect(entry.kind).toBe('unsupported');
-    expect((entry as { error: Error }).error).toMatchObject({ code: 'unsupported-transport', server: 'web' });
+    expect(entry).toEqual({ name: 'web', kind: 'http', config: { transport, url: 'https://example.invalid/mcp', headers: {}, startup: 'lazy' } });
   });
 
   it('expands variables in url too', () => {
@@ -92,8 +95,8 @@ describe('config', () => {
     expect((entry as { error: Error }).error.message).toContain('config field "url" environment variable HOST is not set');
   });
 
-  it('treats an entry with only a url as a remote (unsupported) server', () => {
-    expect(parseConfig({ mcpServers: { web: { url: 'https://example.invalid/mcp' } } }, env)[0].kind).toBe('unsupported');
+  it('treats an entry with only a url as a Streamable HTTP server', () => {
+    expect(parseConfig({ mcpServers: { web: { url: 'https://example.invalid/mcp' } } }, env)[0]).toMatchObject({ kind: 'http', config: { transport: 'http' } });
   });
 
   it('throws invalid-config for a config that is not one at all', () => {

@@ -1,0 +1,198 @@
+import { McpError, serverLabel } from '../../errors.js';
+import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from '../channel.js';
+import type { AuthProvider } from './auth-provider.js';
+import { ChannelEvents, parseMessages } from './channel-events.js';
+import { exchange, ExchangeAborted, type ExchangeConfig } from './http-exchange.js';
+import { httpFailure } from './fetch-failure.js';
+import { discardBody } from './read-body.js';
+import { DEFAULT_RETRY } from './retry-policy.js';
+import { readSse } from './sse-reader.js';
+
+/** Options of {@link SseLegacyChannel}. */
+export interface SseLegacyOptions {
+  /** The SSE endpoint (http or https) the server's `endpoint` event comes from. */
+  url: string | URL;
+  name?: string;
+  /** Sent on every request (the config's `headers`). */
+  headers?: Record<string, string>;
+  /** Largest SSE event accepted, in bytes. Default 64 MiB. */
+  maxMessageBytes?: number;
+  auth?: AuthProvider;
+  /** Aborting it closes the channel. */
+  signal?: AbortSignal;
+  /** How long to wait for the `endpoint` event, in ms. Default 30000. */
+  endpointTimeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/**
+ * A {@link Channel} over the deprecated HTTP+SSE transport of 2024-11-05, for servers
+ * with nothing newer: one long GET stream carries every server message; the stream's
+ * first `endpoint` event names where to POST client messages (same origin only).
+ * The stream opens when the channel is made.
+ */
+export class SseLegacyChannel implements Channel {
+  readonly info: ChannelInfo;
+  private readonly config: ExchangeConfig;
+  private readonly events = new ChannelEvents();
+  private readonly lifetime = new AbortController();
+  private readonly maxMessageBytes: number;
+  private readonly endpoint: Promise<URL>;
+  private closing: Promise<void> | undefined;
+  private readonly onSignal = () => void this.close();
+
+  constructor(private readonly options: SseLegacyOptions) {
+    const url = new URL(options.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${url.href}`);
+    this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.config = {
+      url,
+      ...(options.name === undefined ? {} : { server: options.name }),
+      headers: options.headers ?? {},
+      ...(options.auth === undefined ? {} : { auth: options.auth }),
+      retry: DEFAULT_RETRY,
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+    this.info = { transport: 'sse', url: url.href, stderrTail: () => [] };
+    this.endpoint = this.connect();
+    // Sends observe the failure; an unobserved one is still reported through onClose.
+    this.endpoint.catch(() => {});
+    if (options.signal?.aborted) void this.close();
+    else options.signal?.addEventListener('abort', this.onSignal, { once: true });
+  }
+
+  get isOpen(): boolean {
+    return this.closing === undefined && this.events.closeReason === undefined;
+  }
+
+  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
+    return this.events.onMessage(listener);
+  }
+
+  onNoise(listener: (text: string) => void): Disposable {
+    return this.events.onNoise(listener);
+  }
+
+  onClose(listener: (reason: McpError) => void): Disposable {
+    return this.events.onClose(listener);
+  }
+
+  async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
+    if (!this.isOpen) throw this.closedError();
+    const endpoint = await this.endpoint;
+    const method = 'method' in message ? message.method : 'response';
+    let response: Response;
+    try {
+      response = await exchange(
+        { ...this.config, url: endpoint },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(message),
+          signal: this.lifetime.signal,
+          idempotent: false,
+          label: method,
+        },
+      );
+    } catch (error) {
+      if (error instanceof ExchangeAborted) throw this.closedError();
+      if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+      throw error;
+    }
+    const text = response.ok ? '' : await response.text().catch(() => '');
+    if (response.ok) await discardBody(response);
+    else throw httpFailure(this.config.server, endpoint, method, response.status, text);
+  }
+
+  close(_graceMs?: number): Promise<void> {
+    this.closing ??= (async () => {
+      this.options.signal?.removeEventListener('abort', this.onSignal);
+      this.lifetime.abort();
+      this.events.close(new McpError('closed', `${serverLabel(this.config.server)}the SSE channel was closed`, this.fields()));
+    })();
+    return this.closing;
+  }
+
+  /** Opens the stream and resolves with the POST endpoint once the server names it. */
+  private async connect(): Promise<URL> {
+    const signal = this.lifetime.signal;
+    let response: Response;
+    try {
+      response = await exchange(this.config, { method: 'GET', headers: { accept: 'text/event-stream' }, signal, idempotent: true, label: 'GET (SSE stream)' });
+    } catch (error) {
+      throw this.fail(error instanceof ExchangeAborted ? this.closedError() : (error as McpError));
+    }
+    if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+      const text = await response.text().catch(() => '');
+      throw this.fail(httpFailure(this.config.server, this.config.url, 'GET (SSE stream)', response.status, text || `content-type ${response.headers.get('content-type')}`));
+    }
+    const body = response.body;
+    const timeoutMs = this.options.endpointTimeoutMs ?? 30000;
+    return new Promise<URL>((resolve, reject) => {
+      let endpoint: URL | undefined;
+      const timer = setTimeout(() => {
+        reject(this.fail(new McpError('connect-failed', `${serverLabel(this.config.server)}no "endpoint" event on ${this.config.url.href} within ${timeoutMs} ms`, { ...this.fields(), phase: 'connect' })));
+      }, timeoutMs);
+      void readSse(body, {
+        maxEventBytes: this.maxMessageBytes,
+        signal,
+        onEvent: (event) => {
+          if (event.event === 'endpoint') {
+            if (endpoint) return;
+            const target = this.resolveEndpoint(event.data);
+            if (target instanceof McpError) return reject(this.fail(target));
+            endpoint = target;
+            clearTimeout(timer);
+            return resolve(target);
+          }
+          if (event.event !== undefined && event.event !== 'message') return;
+          const messages = parseMessages(event.data);
+          if (!messages) return this.events.skipped(event.data);
+          for (const message of messages) this.events.message(message, {});
+        },
+      }).then((end) => {
+        clearTimeout(timer);
+        let reason: McpError;
+        if (end.kind === 'oversized') {
+          reason = new McpError('protocol-error', `${serverLabel(this.config.server)}a message of ${end.bytes} bytes or more is over the ${this.maxMessageBytes}-byte limit (maxMessageBytes)`, this.fields());
+        } else if (end.kind === 'aborted') {
+          reason = this.closedError();
+        } else {
+          reason = new McpError('peer-eof', `${serverLabel(this.config.server)}the server closed its SSE stream ${this.config.url.href}`, { ...this.fields(), cause: end.kind === 'dropped' ? end.cause : undefined });
+        }
+        reject(this.fail(reason));
+      });
+    });
+  }
+
+  private resolveEndpoint(data: string): URL | McpError {
+    let target: URL;
+    try {
+      target = new URL(data.trim(), this.config.url);
+    } catch {
+      return new McpError('protocol-error', `${serverLabel(this.config.server)}the "endpoint" event is not a URL: ${JSON.stringify(data.slice(0, 200))}`, this.fields());
+    }
+    if (target.origin !== this.config.url.origin) {
+      return new McpError('protocol-error', `${serverLabel(this.config.server)}the "endpoint" event points at another origin (${target.origin}); only ${this.config.url.origin} is accepted`, this.fields());
+    }
+    return target;
+  }
+
+  /** Ends the channel with `reason` (once) and returns the reason the channel ended with. */
+  private fail(reason: McpError): McpError {
+    if (!this.events.closeReason) {
+      this.lifetime.abort();
+      this.options.signal?.removeEventListener('abort', this.onSignal);
+      this.events.close(reason);
+    }
+    return this.events.closeReason ?? reason;
+  }
+
+  private closedError(): McpError {
+    return this.events.closeReason ?? new McpError('closed', `${serverLabel(this.config.server)}the SSE channel is closed`, this.fields());
+  }
+
+  private fields(): { server?: string } {
+    return this.config.server === undefined ? {} : { server: this.config.server };
+  }
+}

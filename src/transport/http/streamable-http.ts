@@ -1,0 +1,296 @@
+import { McpError, serverLabel } from '../../errors.js';
+import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
+import type { AuthProvider } from './auth-provider.js';
+import { ChannelEvents, parseMessages } from './channel-events.js';
+import { exchange, ExchangeAborted, type ExchangeConfig } from './http-exchange.js';
+import { httpFailure } from './fetch-failure.js';
+import { discardBody, readBounded } from './read-body.js';
+import { claimedRevision, isModernRevision, routingHeaders } from './request-headers.js';
+import { DEFAULT_RETRY, IDEMPOTENT_METHODS, type RetryOptions } from './retry-policy.js';
+import { deleteSession, sessionExpired } from './session.js';
+import { followStream, type StreamHost } from './stream-follower.js';
+
+/** Options of {@link StreamableHttpChannel}. */
+export interface StreamableHttpOptions {
+  /** The MCP endpoint (http or https). */
+  url: string | URL;
+  /** The server's name, for error messages. */
+  name?: string;
+  /** Sent on every request (the config's `headers`). */
+  headers?: Record<string, string>;
+  /** Largest JSON body or SSE event accepted, in bytes. Default 64 MiB. */
+  maxMessageBytes?: number;
+  /** OAuth: the `Authorization` header and what to do on 401 / 403 `insufficient_scope`. */
+  auth?: AuthProvider;
+  /** Aborting it closes the channel. */
+  signal?: AbortSignal;
+  /** Bounded retries of idempotent requests (see `IDEMPOTENT_METHODS`). Default 2 extra attempts from 100 ms. */
+  retry?: Partial<RetryOptions>;
+  /** Resumptions of a dropped SSE stream in a row. Default 3. */
+  maxReconnects?: number;
+  /** Delay before resuming when the server gave no SSE `retry`, in ms. Default 1000. */
+  reconnectDelayMs?: number;
+  /** The bound on the `DELETE` of a legacy session at close, in ms. Default 1000 (and never above `close(graceMs)`). */
+  deleteTimeoutMs?: number;
+  /** Replaces the platform's `fetch` (undici), e.g. to give it a dispatcher. */
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A {@link Channel} over Streamable HTTP, in both eras. Each client message is one POST
+ * answered with JSON, an SSE stream or 202. Legacy era (`initialize`): the session id is
+ * kept and sent, a GET stream carries the server's own messages, a dropped stream is
+ * resumed with `Last-Event-ID`, and the session is deleted at close. 2026 era: no session,
+ * routing headers on each request, and `abandon(id)` closes that request's stream.
+ */
+export class StreamableHttpChannel implements Channel, StreamHost {
+  readonly maxMessageBytes: number;
+  private readonly config: ExchangeConfig;
+  private readonly events = new ChannelEvents();
+  private readonly streams = new Map<RequestId, AbortController>();
+  /** Aborts every stream and POST when the channel ends. */
+  private readonly lifetime = new AbortController();
+  private readonly options: StreamableHttpOptions;
+  private protocolVersion: string | undefined;
+  private sessionId: string | undefined;
+  private getStreamStarted = false;
+  private closing: Promise<void> | undefined;
+  private readonly onSignal = () => void this.close();
+  readonly info: ChannelInfo;
+
+  constructor(options: StreamableHttpOptions) {
+    const url = new URL(options.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${url.href}`);
+    this.options = options;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.config = {
+      url,
+      ...(options.name === undefined ? {} : { server: options.name }),
+      headers: options.headers ?? {},
+      ...(options.auth === undefined ? {} : { auth: options.auth }),
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+    const self = this;
+    this.info = {
+      transport: 'http',
+      url: url.href,
+      get sessionId() {
+        return self.sessionId;
+      },
+      stderrTail: () => [],
+    };
+    if (options.signal?.aborted) void this.close();
+    else options.signal?.addEventListener('abort', this.onSignal, { once: true });
+  }
+
+  get isOpen(): boolean {
+    return this.closing === undefined && this.events.closeReason === undefined;
+  }
+
+  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
+    return this.events.onMessage(listener);
+  }
+
+  onNoise(listener: (text: string) => void): Disposable {
+    return this.events.onNoise(listener);
+  }
+
+  onClose(listener: (reason: McpError) => void): Disposable {
+    return this.events.onClose(listener);
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  abandon(id: RequestId): void {
+    this.streams.get(id)?.abort();
+    this.streams.delete(id);
+  }
+
+  async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
+    if (!this.isOpen) throw this.closedError();
+    const isRequest = 'method' in message && 'id' in message && message.id !== undefined && message.id !== null;
+    const requestId = isRequest ? (message as { id: RequestId }).id : undefined;
+    const method = 'method' in message ? message.method : 'response';
+    const version = claimedRevision(message) ?? this.protocolVersion;
+    const modern = isModernRevision(version);
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (version !== undefined) headers['mcp-protocol-version'] = version;
+    if (modern) Object.assign(headers, routingHeaders(message));
+    else if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    const controller = new AbortController();
+    const signal = AbortSignal.any([controller.signal, this.lifetime.signal]);
+    if (requestId !== undefined) this.streams.set(requestId, controller);
+    let streaming = false;
+    try {
+      let response: Response;
+      try {
+        response = await exchange(this.config, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(message),
+          signal,
+          idempotent: IDEMPOTENT_METHODS.has(method),
+          label: method,
+        });
+      } catch (error) {
+        if (error instanceof ExchangeAborted) return;
+        if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+        throw error;
+      }
+      const session = response.headers.get('mcp-session-id');
+      if (session && !modern && response.ok) this.sessionId = session;
+      if (response.status === 202 || response.status === 204) {
+        await discardBody(response);
+        if (method === 'notifications/initialized') this.startGetStream();
+        return;
+      }
+      if (response.status === 404 && this.sessionId !== undefined && !modern) {
+        await discardBody(response);
+        const error = sessionExpired(this.config.server, this.sessionId);
+        this.fail(error);
+        throw error;
+      }
+      const type = response.headers.get('content-type') ?? '';
+      if (response.ok && type.includes('text/event-stream') && requestId !== undefined) {
+        streaming = true;
+        void this.follow(response, requestId, controller.signal, signal);
+        return;
+      }
+      const body = await readBounded(response, this.maxMessageBytes);
+      if (!body.ok) {
+        const error = this.oversizedError(body.bytes);
+        this.fail(error);
+        throw error;
+      }
+      const messages = body.text.trim() === '' ? [] : parseMessages(body.text);
+      // An error status with a JSON-RPC answer (a wrong revision, a header mismatch) is the server's answer.
+      const answers = messages?.filter((m) => !('method' in m)) ?? [];
+      if (!response.ok && (answers.length === 0 || requestId === undefined)) {
+        throw httpFailure(this.config.server, this.config.url, method, response.status, body.text);
+      }
+      if (messages === undefined) return this.events.skipped(body.text);
+      for (const m of messages) this.deliver(m, requestId);
+    } finally {
+      if (!streaming && requestId !== undefined && this.streams.get(requestId) === controller) this.streams.delete(requestId);
+    }
+  }
+
+  close(graceMs?: number): Promise<void> {
+    this.closing ??= this.shutdown(graceMs);
+    return this.closing;
+  }
+
+  // --- StreamHost ---
+
+  deliver(message: JsonRpcMessage, relatedTo: RequestId | undefined): void {
+    this.events.message(message, relatedTo === undefined ? {} : { relatedTo });
+  }
+
+  noise(text: string): void {
+    this.events.skipped(text);
+  }
+
+  oversized(bytes: number): void {
+    this.fail(this.oversizedError(bytes));
+  }
+
+  async reopen(lastEventId: string | undefined, signal: AbortSignal): Promise<Response | undefined> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    if (this.protocolVersion !== undefined) headers['mcp-protocol-version'] = this.protocolVersion;
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    let response: Response;
+    try {
+      response = await exchange(this.config, { method: 'GET', headers, signal, idempotent: true, label: 'GET stream' });
+    } catch (error) {
+      if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+      return undefined;
+    }
+    if (response.status === 404 && this.sessionId !== undefined) {
+      await discardBody(response);
+      this.fail(sessionExpired(this.config.server, this.sessionId));
+      return undefined;
+    }
+    if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // 405: the server offers no GET stream, which the spec allows.
+      await discardBody(response);
+      return undefined;
+    }
+    return response;
+  }
+
+  // --- internals ---
+
+  private async follow(response: Response, requestId: RequestId, own: AbortSignal, signal: AbortSignal): Promise<void> {
+    try {
+      await followStream(this, response, {
+        requestId,
+        resumable: !isModernRevision(this.protocolVersion),
+        reopenWithoutId: false,
+        maxReconnects: this.options.maxReconnects ?? 3,
+        reconnectDelayMs: this.options.reconnectDelayMs ?? 1000,
+        signal,
+      });
+    } finally {
+      if (this.streams.get(requestId)?.signal === own) this.streams.delete(requestId);
+    }
+  }
+
+  /** The legacy GET stream for the server's own messages, opened once the session is initialized. */
+  private startGetStream(): void {
+    if (this.getStreamStarted || isModernRevision(this.protocolVersion)) return;
+    this.getStreamStarted = true;
+    const signal = this.lifetime.signal;
+    void (async () => {
+      const first = await this.reopen(undefined, signal);
+      if (!first) return;
+      await followStream(this, first, {
+        resumable: true,
+        reopenWithoutId: true,
+        maxReconnects: this.options.maxReconnects ?? 3,
+        reconnectDelayMs: this.options.reconnectDelayMs ?? 1000,
+        signal,
+      });
+    })();
+  }
+
+  private fail(reason: McpError): void {
+    if (this.events.closeReason) return;
+    this.lifetime.abort();
+    this.streams.clear();
+    this.options.signal?.removeEventListener('abort', this.onSignal);
+    this.events.close(reason);
+  }
+
+  private async shutdown(graceMs: number | undefined): Promise<void> {
+    this.options.signal?.removeEventListener('abort', this.onSignal);
+    this.lifetime.abort();
+    this.streams.clear();
+    if (this.sessionId !== undefined && !this.events.closeReason) {
+      const bound = Math.min(this.options.deleteTimeoutMs ?? 1000, graceMs ?? Number.POSITIVE_INFINITY);
+      await deleteSession(this.config, this.sessionId, this.protocolVersion, bound);
+    }
+    this.events.close(new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel was closed`, this.fields()));
+  }
+
+  private closedError(): McpError {
+    return this.events.closeReason ?? new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel is closed`, this.fields());
+  }
+
+  private oversizedError(bytes: number): McpError {
+    return new McpError(
+      'protocol-error',
+      `${serverLabel(this.config.server)}a message of ${bytes} bytes or more is over the ${this.maxMessageBytes}-byte limit (maxMessageBytes)`,
+      this.fields(),
+    );
+  }
+
+  private fields(): { server?: string } {
+    return this.config.server === undefined ? {} : { server: this.config.server };
+  }
+}

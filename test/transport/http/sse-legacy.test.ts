@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { z } from 'zod';
+import { SseLegacyChannel } from '../../../src/transport/http/sse-legacy.js';
+import { closeReason, RawClient } from './raw-client.js';
+import { listen, type TestHttpServer } from './sdk-servers.js';
+import { waitFor } from '../../support/fixtures.js';
+
+/** The SDK v1 HTTP+SSE server: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
+async function startSseServer(): Promise<TestHttpServer & { openStreams(): number }> {
+  const transports = new Map<string, SSEServerTransport>();
+  const base = await listen(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      const server = new McpServer({ name: 'sse-test', version: '1.0.0' });
+      res.on('close', () => {
+        transports.delete(transport.sessionId);
+        void server.close();
+      });
+      server.registerTool('echo', { description: 'Echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+      await server.connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get('sessionId') ?? '');
+    if (req.method === 'POST' && url.pathname === '/messages' && transport) return transport.handlePostMessage(req, res);
+    res.writeHead(404).end('no such session');
+  });
+  return {
+    ...base,
+    url: base.url.replace(/\/mcp$/, '/sse'),
+    get connections() {
+      return base.connections;
+    },
+    openStreams: () => transports.size,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close()));
+      await base.close();
+    },
+  };
+}
+
+describe('SseLegacyChannel (2024-11-05 HTTP+SSE) against the SDK v1 SSE server', () => {
+  const servers: TestHttpServer[] = [];
+  const channels: SseLegacyChannel[] = [];
+  afterEach(async () => {
+    await Promise.all(channels.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  it('waits for the endpoint event, POSTs there, and reads answers from the stream; close ends the stream', async () => {
+    const server = await startSseServer();
+    servers.push(server);
+    const channel = new SseLegacyChannel({ url: server.url, name: 'old', headers: { 'x-team': 'blue' } });
+    channels.push(channel);
+    const client = new RawClient(channel);
+    const init = await client.initialize('2024-11-05');
+    expect(init.serverInfo.name).toBe('sse-test');
+    const call = await client.request('tools/call', { name: 'echo', arguments: { text: 'old times' } });
+    expect(call.result.content[0].text).toBe('old times');
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    expect(posts.length).toBe(3);
+    for (const request of server.requests) expect(request.headers['x-team']).toBe('blue');
+    expect(server.requests[0]?.headers.accept).toBe('text/event-stream');
+    expect(server.openStreams()).toBe(1);
+    const closed = closeReason(channel);
+    await channel.close();
+    expect((await closed).code).toBe('closed');
+    expect(await waitFor(() => server.openStreams() === 0)).toBe(true);
+    await expect(client.request('ping')).rejects.toMatchObject({ code: 'closed' });
+  });
+
+  it('refuses an endpoint on another origin', async () => {
+    const server = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: endpoint\ndata: http://evil.invalid/messages\n\n');
+    });
+    servers.push(server);
+    const channel = new SseLegacyChannel({ url: server.url, name: 'old' });
+    channels.push(channel);
+    const reason = await closeReason(channel);
+    expect(reason).toMatchObject({ code: 'protocol-error', server: 'old' });
+    expect(reason.message).toContain('another origin (http://evil.invalid)');
+    await expect(channel.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).rejects.toBe(reason);
+  });
+
+  it('closes with peer-eof when the server ends the stream, and connect-failed when the GET fails', async () => {
+    const server = await listen((req, res) => {
+      if (req.url === '/down') return void res.writeHead(503).end('maintenance');
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('event: endpoint\ndata: /messages\n\n');
+    });
+    servers.push(server);
+    const ends = new SseLegacyChannel({ url: server.url, name: 'old' });
+    channels.push(ends);
+    expect((await closeReason(ends)).code).toBe('peer-eof');
+    const down = new SseLegacyChannel({ url: server.url.replace('/mcp', '/down'), name: 'old' });
+    channels.push(down);
+    const reason = await closeReason(down);
+    expect(reason).toMatchObject({ code: 'connect-failed', status: 503 });
+  });
+});
+
+describe('SseLegacyChannel limits', () => {
+  it('an event over maxMessageBytes closes the channel with protocol-error', async () => {
+    const server = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: endpoint\ndata: /messages\n\n');
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'z'.repeat(20_000) } })}\n\n`);
+    });
+    const channel = new SseLegacyChannel({ url: server.url, name: 'old', maxMessageBytes: 5_000 });
+    try {
+      const reason = await closeReason(channel);
+      expect(reason).toMatchObject({ code: 'protocol-error', server: 'old' });
+      expect(reason.message).toContain('5000-byte limit');
+    } finally {
+      await channel.close();
+      await server.close();
+    }
+  });
+});
