@@ -5,17 +5,23 @@ export { McpClient } from './protocol/client.js';
 export type { ConnectOptions, McpClientEvents, ServerConfig } from './protocol/client.js';
 export type {
   CallOptions,
+  AudioContent,
   CallToolResult,
   ContentBlock,
+  EmbeddedResource,
+  ImageContent,
   Implementation,
   LogMessage,
   Progress,
   ReadResourceResult,
   Resource,
+  ResourceLink,
   ResourceTemplate,
   Root,
   ServerCapabilities,
+  TextContent,
   Tool,
+  UnknownContentBlock,
 } from './protocol/types.js';
 
 export { McpServerManager } from './manager/manager.js';

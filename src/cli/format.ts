@@ -1,4 +1,4 @@
-import type { CallToolResult, ContentBlock, McpError, ReadResourceResult } from '../index.js';
+import type { CallToolResult, ContentBlock, McpError, ReadResourceResult, UnknownContentBlock } from '../index.js';
 
 /**
  * Rows as columns padded to their widest cell; the last column is left ragged. With
@@ -48,23 +48,23 @@ function decodedSize(base64: string): string {
 
 /** One content block for a terminal: text as text, binary data summarised by type and size. */
 export function describeContent(block: ContentBlock): string {
-  const b = block as ContentBlock & Record<string, unknown>;
   switch (block.type) {
     case 'text':
-      return String(b.text);
+      return block.text;
     case 'image':
     case 'audio':
-      return `[${block.type} ${String(b.mimeType)}, ${decodedSize(String(b.data))}]`;
+      return `[${block.type} ${block.mimeType}, ${decodedSize(block.data)}]`;
     case 'resource_link':
-      return `[resource link ${String(b.uri)}${b.mimeType ? ` (${String(b.mimeType)})` : ''}]`;
+      return `[resource link ${block.uri}${block.mimeType ? ` (${block.mimeType})` : ''}]`;
     case 'resource': {
-      const resource = b.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
+      const { resource } = block;
       const mime = resource.mimeType ? ` ${resource.mimeType}` : '';
       if (typeof resource.text === 'string') return `[resource ${resource.uri}${mime}]\n${resource.text}`;
       return `[resource ${resource.uri}${mime}${typeof resource.blob === 'string' ? `, ${decodedSize(resource.blob)}` : ''}]`;
     }
     default:
-      return `[${block.type} content]`;
+      // A block of a newer revision: the type knows only the standard ones.
+      return `[${(block as UnknownContentBlock).type} content]`;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '../protocol/types.js';
+import type { CallToolResult, EmbeddedResource } from '../protocol/types.js';
 
 /** Where the whole result was saved, or why it could not be. */
 export type SavedResult = { path: string } | { error: string };
@@ -48,8 +48,8 @@ export function cutResult(result: CallToolResult, maxBytes: number, saved: Saved
     const text = texts.get(mine);
     if (text === undefined) return block;
     if (block.type === 'text') return { ...block, text };
-    const resource = (block as { resource: Record<string, unknown> }).resource;
-    return { ...block, resource: { ...resource, text } };
+    const resource = (block as EmbeddedResource).resource;
+    return { ...block, resource: { ...resource, text } } as EmbeddedResource;
   });
   const out: CallToolResult = { ...result, content };
   if (structuredBytes(result) > maxBytes) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ContentBlock } from './types.js';
 
 // Shapes of what MCP servers send back, checked at run time before a caller sees them.
 // Objects are loose: a newer server may add fields, and we pass them through untouched.
@@ -35,6 +36,7 @@ const EmbeddedResource = z.looseObject({
 // A content type from a newer revision is passed through rather than failing the call.
 const OtherContent = z.looseObject({ type: z.string() });
 
+// Typed as the standard blocks so callers can narrow on `type`; unknown blocks still pass.
 export const ContentBlockSchema = z.union([
   TextContent,
   ImageContent,
@@ -44,7 +46,7 @@ export const ContentBlockSchema = z.union([
   OtherContent.refine((c) => !['text', 'image', 'audio', 'resource_link', 'resource'].includes(c.type), {
     message: 'content block is missing a field its type requires',
   }),
-]);
+]) as unknown as z.ZodType<ContentBlock>;
 
 export const CallToolResultSchema = z.looseObject({
   content: z.array(ContentBlockSchema).default([]),

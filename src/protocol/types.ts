@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type {
   CallToolResultSchema,
-  ContentBlockSchema,
   InitializeResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
@@ -19,7 +18,53 @@ export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 /** A tool as its server defines it (`name`, `description`, `inputSchema`, …). */
 export type Tool = z.infer<typeof ToolSchema>;
 export type ListToolsResult = z.infer<typeof ListToolsResultSchema>;
-export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+/**
+ * The content blocks of the current revisions, narrowable on `type`. A block of a newer
+ * revision still passes through at run time: in a `switch`'s `default` it is typed
+ * `never`, so read it as an {@link UnknownContentBlock}. Fields a newer server adds are
+ * kept (the index signatures).
+ */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+interface BlockExtras {
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+export interface TextContent extends BlockExtras {
+  type: 'text';
+  text: string;
+}
+export interface ImageContent extends BlockExtras {
+  type: 'image';
+  /** Base64. */
+  data: string;
+  mimeType: string;
+}
+export interface AudioContent extends BlockExtras {
+  type: 'audio';
+  /** Base64. */
+  data: string;
+  mimeType: string;
+}
+export interface ResourceLink extends BlockExtras {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+export interface EmbeddedResource extends BlockExtras {
+  type: 'resource';
+  /** Text contents have `text`, binary ones `blob` (base64). */
+  resource: { uri: string; mimeType?: string; text?: string; blob?: string; [field: string]: unknown };
+}
+/** A block whose `type` this version does not know, as it arrives. */
+export interface UnknownContentBlock {
+  type: string;
+  [field: string]: unknown;
+}
 /** A tool's answer; `isError: true` is the tool's own failure, returned rather than thrown. */
 export type CallToolResult = z.infer<typeof CallToolResultSchema>;
 export type Resource = z.infer<typeof ResourceSchema>;

@@ -1,5 +1,5 @@
 import { describeContent, firstLine, formatBytes, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from '../../src/cli/format.js';
-import type { ContentBlock } from '../../src/index.js';
+import type { ContentBlock, UnknownContentBlock } from '../../src/index.js';
 
 const base64Of = (bytes: number) => Buffer.alloc(bytes).toString('base64');
 
@@ -31,7 +31,7 @@ describe('content', () => {
       { type: 'resource_link', uri: 'file:///a.txt', name: 'a', mimeType: 'text/plain' },
       { type: 'resource', resource: { uri: 'mem://t', mimeType: 'text/plain', text: 'inside' } },
       { type: 'resource', resource: { uri: 'mem://b', blob: base64Of(3) } },
-      { type: 'hologram' } as ContentBlock,
+      { type: 'hologram' } as UnknownContentBlock as unknown as ContentBlock,
     ];
     expect(blocks.map(describeContent)).toEqual([
       'hello',

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '../../protocol/types.js';
+import type { CallToolResult, UnknownContentBlock } from '../../protocol/types.js';
 
 /** A tool result's content in the few kinds chat APIs tell apart. */
 export type Part =
@@ -42,7 +42,7 @@ export function partsOf(result: CallToolResult): Part[] {
         break;
       }
       default:
-        parts.push({ kind: 'text', text: `[content of type ${JSON.stringify(block.type)} left out]` });
+        parts.push({ kind: 'text', text: `[content of type ${JSON.stringify((block as UnknownContentBlock).type)} left out]` });
     }
   }
   if (result.structuredContent !== undefined) {
