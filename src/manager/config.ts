@@ -1,6 +1,7 @@
 import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
 import { expandVars, UnsetVariableError } from './expand-vars.js';
+import type { HealthCheck } from './health.js';
 
 /** One server entry as users write it (Claude Desktop, Cursor, Claude Code, VS Code). */
 export interface ServerEntryConfig {
@@ -19,6 +20,8 @@ export interface ServerEntryConfig {
   inheritEnv?: boolean;
   /** `"lazy"` (default): start on first use; `"eager"`: start in the background at construction. */
   startup?: 'lazy' | 'eager';
+  /** Probe the running server every `intervalMs` (each probe allowed `timeoutMs`, default `intervalMs`) and restart it when it stops answering. Default: off. */
+  healthCheck?: HealthCheck;
 }
 
 /** The whole file: `{ "mcpServers": { … } }` or VS Code's `{ "servers": { … } }`. */
@@ -28,13 +31,14 @@ export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { se
 export interface ResolvedServer extends ServerConfig {
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
+  healthCheck?: HealthCheck;
 }
 
 /** What the config says about one server: runnable, or why not. */
 export type ServerEntry =
   | { name: string; kind: 'stdio'; config: ResolvedServer }
   | { name: string; kind: 'disabled'; config: ResolvedServer }
-  | { name: string; kind: 'unsupported'; error: McpError }
+  | { name: string; kind: 'unsupported'; error: McpError; transport: 'http' | 'sse'; url?: string }
   | { name: string; kind: 'invalid'; error: McpError };
 
 const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp']);
@@ -79,6 +83,8 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       return {
         name,
         kind: 'unsupported',
+        transport: type === 'sse' ? 'sse' : 'http',
+        ...(url === undefined ? {} : { url }),
         error: new McpError(
           'unsupported-transport',
           `server ${JSON.stringify(name)}: transport ${JSON.stringify(type ?? 'http')}${url ? ` (${url})` : ''} is not supported; lazy-mcp runs stdio servers only`,
@@ -98,6 +104,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
     }
     const startup = optional(entry, 'startup', 'string') ?? 'lazy';
     if (startup !== 'lazy' && startup !== 'eager') throw new EntryError('startup', `must be "lazy" or "eager", got ${describe(startup)}`);
+    const health = healthCheck(entry);
     const config: ResolvedServer = {
       command: expand('command', command),
       args,
@@ -108,6 +115,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       idleTimeout: positive(entry, 'idleTimeout'),
       inheritEnv: optional(entry, 'inheritEnv', 'boolean') ?? false,
       startup,
+      ...(health === undefined ? {} : { healthCheck: health }),
     };
     const disabled = optional(entry, 'disabled', 'boolean') ?? false;
     return { name, kind: disabled ? 'disabled' : 'stdio', config };
@@ -158,6 +166,21 @@ function positive(entry: Record<string, unknown>, field: string): number | undef
     throw new EntryError(field, `must be a positive number of milliseconds, got ${describe(value)}`);
   }
   return value;
+}
+
+function healthCheck(entry: Record<string, unknown>): HealthCheck | undefined {
+  const value = entry.healthCheck;
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new EntryError('healthCheck', `must be an object { intervalMs, timeoutMs? }, got ${describe(value)}`);
+  try {
+    const intervalMs = positive(value, 'intervalMs');
+    if (intervalMs === undefined) throw new EntryError('intervalMs', 'is required when healthCheck is given');
+    const timeoutMs = positive(value, 'timeoutMs');
+    return { intervalMs, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+  } catch (error) {
+    if (error instanceof EntryError) throw new EntryError(`healthCheck.${error.field}`, error.message);
+    throw error;
+  }
 }
 
 function optionalArray(entry: Record<string, unknown>, field: string): string[] {

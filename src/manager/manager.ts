@@ -13,6 +13,7 @@ import type {
   Root,
 } from '../protocol/types.js';
 import { abortable } from './abortable.js';
+import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
@@ -200,15 +201,17 @@ export class McpServerManager extends EventEmitter {
   private async toolsIn(view: ReadonlySet<string> | undefined): Promise<ManagedTool[]> {
     this.assertOpen();
     // A server failing to start is left out even if its tools were known before.
-    const usable = this.enabledSlots(view).filter((slot) => slot.state !== 'backoff' && slot.state !== 'failed');
+    const usable = this.enabledSlots(view).filter((slot) => !slot.coolingDown);
     const lists = await this.each(usable, (slot) => this.catalog.toolsOf(slot));
     return lists.flat();
   }
 
   private async callIn(view: ReadonlySet<string> | undefined, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     this.assertOpen();
-    const target = await this.route(name, view, options.signal);
-    return this.invoke(this.slot(target.server), target.tool.name, args, options, name);
+    // The call's time-outs cover the start that routing may wait for, too.
+    const budget = new CallBudget(options);
+    const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`);
+    return this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name);
   }
 
   private async callServerIn(
@@ -241,12 +244,12 @@ export class McpServerManager extends EventEmitter {
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)), options.signal);
+    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options);
   }
 
   private async invoke(slot: ServerSlot, tool: string, args: Record<string, unknown>, options: CallOptions, publicName?: string): Promise<CallToolResult> {
     try {
-      return await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
+      return await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options);
     } catch (error) {
       if (error instanceof McpError && disownsTool(error, tool)) {
         // The server disowned a tool we listed: what we know of its tools is stale.
