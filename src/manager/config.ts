@@ -2,6 +2,7 @@ import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
 import { expandVars, UnsetVariableError } from './expand-vars.js';
 import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
+import type { HealthCheck } from './health.js';
 
 /** One server entry as users write it (Claude Desktop, Cursor, Claude Code, VS Code). */
 export interface ServerEntryConfig {
@@ -40,6 +41,8 @@ export interface OAuthConfig {
   scopes?: string[];
   /** The redirect URI registered for the client. */
   redirectUri?: string;
+  /** Probe the running server every `intervalMs` (each probe allowed `timeoutMs`, default `intervalMs`) and restart it when it stops answering. Default: off. */
+  healthCheck?: HealthCheck;
 }
 
 /** The whole file: `{ "mcpServers": { … } }` or VS Code's `{ "servers": { … } }`. */
@@ -50,6 +53,7 @@ export interface ResolvedServer extends ServerConfig {
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;
+  healthCheck?: HealthCheck;
 }
 
 /** A remote server entry (`type` `"http"` / `"streamable-http"` or `"sse"`) after validation and `${VAR}` expansion. */
@@ -64,6 +68,7 @@ export interface ResolvedRemoteServer {
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;
+  healthCheck?: HealthCheck;
 }
 
 /** What the config says about one server: runnable, or why not. */
@@ -128,6 +133,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
     const tools = entry.tools;
     const toolsProblem = tools === undefined ? undefined : toolFilterProblem(tools);
     if (toolsProblem) throw new EntryError(toolsProblem.field, toolsProblem.message);
+    const health = healthCheck(entry);
     const config: ResolvedServer = {
       command: expand('command', command),
       args,
@@ -139,6 +145,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       inheritEnv: optional(entry, 'inheritEnv', 'boolean') ?? false,
       startup,
       ...(tools === undefined ? {} : { tools: tools as ToolFilter }),
+      ...(health === undefined ? {} : { healthCheck: health }),
     };
     const disabled = optional(entry, 'disabled', 'boolean') ?? false;
     return { name, kind: disabled ? 'disabled' : 'stdio', config };
@@ -268,6 +275,21 @@ function positive(entry: Record<string, unknown>, field: string): number | undef
     throw new EntryError(field, `must be a positive number of milliseconds, got ${describe(value)}`);
   }
   return value;
+}
+
+function healthCheck(entry: Record<string, unknown>): HealthCheck | undefined {
+  const value = entry.healthCheck;
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new EntryError('healthCheck', `must be an object { intervalMs, timeoutMs? }, got ${describe(value)}`);
+  try {
+    const intervalMs = positive(value, 'intervalMs');
+    if (intervalMs === undefined) throw new EntryError('intervalMs', 'is required when healthCheck is given');
+    const timeoutMs = positive(value, 'timeoutMs');
+    return { intervalMs, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+  } catch (error) {
+    if (error instanceof EntryError) throw new EntryError(`healthCheck.${error.field}`, error.message);
+    throw error;
+  }
 }
 
 function optionalArray(entry: Record<string, unknown>, field: string): string[] {

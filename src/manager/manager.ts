@@ -15,6 +15,7 @@ import type {
 import { cutResult, isOverLimit } from '../model/result-limits.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
+import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
@@ -261,7 +262,7 @@ export class McpServerManager extends EventEmitter {
   private async toolsIn(view: ReadonlySet<string> | undefined, filter?: ToolPredicate): Promise<ManagedTool[]> {
     this.assertOpen();
     // A server failing to start is left out even if its tools were known before.
-    const usable = this.enabledSlots(view).filter((slot) => slot.state !== 'backoff' && slot.state !== 'failed');
+    const usable = this.enabledSlots(view).filter((slot) => !slot.coolingDown);
     const lists = await this.each(usable, (slot) => this.catalog.toolsOf(slot));
     return filter ? lists.flat().filter((t) => filter(t.tool.name)) : lists.flat();
   }
@@ -287,8 +288,10 @@ export class McpServerManager extends EventEmitter {
     filter?: ToolPredicate,
   ): Promise<CallToolResult> {
     this.assertOpen();
-    const target = await this.route(name, view, options.signal);
-    return this.invoke(this.slot(target.server), target.tool.name, args, options, name, filter);
+    // The call's time-outs cover the start that routing may wait for, too.
+    const budget = new CallBudget(options);
+    const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`);
+    return this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter);
   }
 
   private async callServerIn(
@@ -322,7 +325,7 @@ export class McpServerManager extends EventEmitter {
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch) => client.readResource(uri, withActivity(options, touch)), options.signal);
+    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options);
   }
 
   private async invoke(
@@ -345,7 +348,7 @@ export class McpServerManager extends EventEmitter {
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
     try {
-      const result = await slot.run((client, touch) => client.callTool(tool, args, withActivity(options, touch)), options.signal);
+      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options);
       if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
       const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
       return cutResult(result, maxResultBytes, saved);

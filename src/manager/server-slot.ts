@@ -1,27 +1,12 @@
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
-import type { Tool } from '../protocol/types.js';
-import { abortable } from './abortable.js';
+import type { CallOptions, Tool } from '../protocol/types.js';
+import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
+import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
+import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
-/** Where a server is in its life. */
-export type ServerState = 'idle' | 'starting' | 'ready' | 'stopped' | 'backoff' | 'failed' | 'invalid' | 'unsupported' | 'disabled' | 'closed';
-
-export interface ServerStatus {
-  state: ServerState;
-  pid?: number;
-  /** Times the server was started again after its first start. */
-  restarts: number;
-  lastError?: McpError;
-  /** Tools known for it (from a start, or the manifest cache). */
-  tools?: number;
-}
-
-/** First wait after a failed start; it doubles each failure up to {@link BACKOFF_CAP_MS}. */
-export const BACKOFF_BASE_MS = 250;
-export const BACKOFF_CAP_MS = 30_000;
-/** Failed starts in a row after which a server is `failed` until `restart()`. */
-export const MAX_FAILED_STARTS = 5;
+export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 /** What a slot needs from its manager: shared options and where to report. */
 export interface SlotHost {
@@ -32,19 +17,40 @@ export interface SlotHost {
 }
 
 /**
- * One configured server: its state, its client while running, single-flight start,
- * backoff after failed starts, and idle stop. The slot is the only owner of its client.
+ * The one thing a slot is doing, if anything: a start (callers share it), a restart
+ * (stop then start; callers and other restarts share it), a stop, or the shutdown.
+ * Shutdown aborts a start or restart in flight and waits for it, so no process it
+ * spawned outlives the shutdown.
+ */
+interface Operation {
+  readonly kind: 'start' | 'restart' | 'stop' | 'shutdown';
+  /** Settles once the operation is over and no longer the slot's: a start's client, a restart's start error. */
+  readonly done: Promise<unknown>;
+  readonly abort: AbortController;
+}
+
+/** Why the slot closed a connection itself; calls in flight on it are told accordingly. */
+type Retired = 'restart' | 'idle' | 'shutdown';
+
+/**
+ * One configured server as a state machine (see {@link ServerState}): its client while
+ * `ready`, at most one operation in flight, backoff after failed starts, health probes
+ * and idle stop. The slot is the only owner of its client and its process, and never
+ * runs two processes of its server at once.
  */
 export class ServerSlot {
   private current: ServerState;
+  /** Set exactly while `ready`. */
   private client: McpClient | undefined;
-  private starting: Promise<McpClient> | undefined;
-  private startAbort: AbortController | undefined;
+  private op: Operation | undefined;
+  private closing: Promise<void> | undefined;
+  private readonly retired = new WeakMap<McpClient, Retired>();
   private failures = 0;
+  private retryAt = 0;
   private started = 0;
-  private backoffTimer: NodeJS.Timeout | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
   private active = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private health: HealthMonitor | undefined;
   lastError: McpError | undefined;
 
   constructor(
@@ -55,10 +61,11 @@ export class ServerSlot {
     if (entry.kind === 'invalid' || entry.kind === 'unsupported') this.lastError = entry.error;
     // Until the HTTP channels are wired into the slot, a remote entry is reported, not run.
     if (entry.kind === 'http') {
-      this.lastError = new McpError('unsupported-transport', `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported; lazy-mcp runs stdio servers only`, {
-        server: entry.name,
-        phase: 'config',
-      });
+      this.lastError = new McpError(
+        'unsupported-transport',
+        `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported yet; lazy-mcp runs stdio servers only`,
+        { server: entry.name, phase: 'config' },
+      );
     }
   }
 
@@ -75,10 +82,19 @@ export class ServerSlot {
     return this.entry.kind === 'stdio';
   }
 
+  /** Whether calls now fail fast: `failed`, or `backoff` before its wait is over. */
+  get coolingDown(): boolean {
+    return this.current === 'failed' || (this.current === 'backoff' && performance.now() < this.retryAt);
+  }
+
   status(): ServerStatus {
+    const client = this.client;
+    const entry = this.entry as { transport?: 'http' | 'sse'; url?: string };
     return {
       state: this.current,
-      ...(this.client?.isOpen ? { pid: this.client.pid } : {}),
+      transport: entry.transport ?? 'stdio',
+      ...(entry.url === undefined ? {} : { url: entry.url }),
+      ...(client?.isOpen ? { pid: client.pid, protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: Math.max(0, this.started - 1),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
@@ -86,137 +102,232 @@ export class ServerSlot {
 
   /** The running client, starting the server first if it must (once, however many callers). */
   async ready(): Promise<McpClient> {
-    if (this.client?.isOpen) return this.client;
-    if (this.starting) return this.starting;
-    const entry = this.entry;
-    switch (this.current) {
-      case 'closed':
-        throw this.closedError();
-      case 'invalid':
-      case 'unsupported':
-        throw (entry as { error?: McpError }).error ?? this.lastError;
-      case 'disabled':
-        throw new McpError('unavailable', `${serverLabel(this.name)}the server is disabled in the config`, { server: this.name });
-      case 'backoff':
-      case 'failed':
-        throw this.unavailableError();
-      default:
-        return this.start();
+    for (;;) {
+      if (this.current === 'closed') throw this.closedError();
+      const op = this.op;
+      if (op?.kind === 'start') return op.done as Promise<McpClient>;
+      if (op) {
+        // A restart's failed start is this caller's error too; after a stop, start afresh.
+        await op.done;
+        continue;
+      }
+      if (this.client) return this.client;
+      switch (this.current) {
+        case 'invalid':
+        case 'unsupported':
+          throw (this.entry as { error?: McpError }).error ?? this.lastError;
+        case 'disabled':
+          throw new McpError('unavailable', `${serverLabel(this.name)}the server is disabled in the config`, { server: this.name });
+        case 'failed':
+          throw this.unavailableError();
+        case 'backoff':
+          if (performance.now() < this.retryAt) throw this.unavailableError();
+      }
+      return this.begin('start', (signal) => this.startOnce(signal));
     }
   }
 
   /**
-   * Runs one request against the server, counting it as activity for idle stop.
-   * `touch` is for the request to call on progress, which is activity too.
+   * Runs one request against the server, counting it as activity for idle stop. The
+   * call's `timeout` and `maxTotalTimeout` (in `options`) cover the wait for a start
+   * too; `request` gets the options with what is left of them, and `touch` to call on
+   * progress, which is activity too.
    */
-  async run<T>(request: (client: McpClient, touch: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    // Aborting stops this caller's wait for a start, not the start others share.
-    const client = await abortable(this.ready(), signal, 'waiting for the server to start', this.name);
+  async run<T>(request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
+    const budget = new CallBudget(options);
+    // Aborting or running out of time stops this caller's wait for a start, not the start others share.
+    const client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name));
     this.active++;
     clearTimeout(this.idleTimer);
     try {
-      return await request(client, () => this.idleTimer?.refresh());
+      return await request(client, () => this.idleTimer?.refresh(), budget.rest());
+    } catch (error) {
+      throw this.fromOldConnection(client, error);
     } finally {
       this.active--;
       this.armIdle();
     }
   }
 
-  /** Clears backoff or failure and starts again; rejects with the start error if that fails. */
+  /**
+   * Stops the server if it runs and starts it again, clearing backoff or failure; rejects
+   * with the start error if that fails. Single flight: a restart or start in flight is
+   * joined, not doubled.
+   */
   async restart(): Promise<void> {
-    if (this.current === 'closed') throw this.closedError();
-    if (!this.enabled) await this.ready();
-    clearTimeout(this.backoffTimer);
-    this.failures = 0;
-    await this.stop('idle');
-    await this.start();
+    for (;;) {
+      if (this.current === 'closed') throw this.closedError();
+      if (!this.enabled) {
+        await this.ready(); // throws why it cannot run
+        return;
+      }
+      const op = this.op;
+      if (op?.kind === 'restart') return op.done as Promise<void>;
+      if (op?.kind === 'start') {
+        // A fresh process is on its way already; restart only clears the failure count.
+        this.failures = 0;
+        await op.done;
+        return;
+      }
+      if (op) {
+        await op.done;
+        continue;
+      }
+      return this.begin('restart', (signal) => this.stopThenStart(signal));
+    }
   }
 
-  /** Stops the running server, if any, and leaves the slot in `to`. */
-  async stop(to: ServerState, graceMs?: number): Promise<void> {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.backoffTimer);
-    this.startAbort?.abort();
-    const client = this.client;
-    const starting = this.starting;
-    this.client = undefined;
-    if (this.enabled || to === 'closed') this.setState(to);
-    // An aborted start closes its own process; wait for that so nothing outlives a stop.
-    await Promise.all([client?.close(graceMs), starting?.catch(() => undefined)]);
+  /**
+   * `closed`: the shutdown (see {@link shutdown}). `stopped`: once the operation in flight
+   * is over, stops the running server, if any.
+   */
+  async stop(to: 'stopped' | 'closed', graceMs?: number): Promise<void> {
+    if (to === 'closed') return this.shutdown(graceMs);
+    for (;;) {
+      if (this.current === 'closed') return;
+      const op = this.op;
+      if (op) {
+        await op.done.catch(() => undefined);
+        continue;
+      }
+      const client = this.client;
+      if (!client) return;
+      return this.begin('stop', () => this.retire(client, 'idle', graceMs)) as Promise<void>;
+    }
   }
 
-  private start(): Promise<McpClient> {
-    this.setState('starting');
-    clearTimeout(this.backoffTimer);
+  /**
+   * Ends the slot for good: a start or restart in flight is aborted and waited for, the
+   * running server is closed, and the state is `closed`. Idempotent; never throws.
+   */
+  shutdown(graceMs?: number): Promise<void> {
+    this.closing ??= (async () => {
+      const before = this.op;
+      this.setState('closed');
+      before?.abort.abort();
+      const client = this.client;
+      await this.begin('shutdown', async () => {
+        await Promise.all([client && this.retire(client, 'shutdown', graceMs), before?.done.catch(() => undefined)]);
+      });
+    })();
+    return this.closing;
+  }
+
+  /** Makes `work` the slot's one operation; it stops being so just before its promise settles. */
+  private begin<T>(kind: Operation['kind'], work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const abort = new AbortController();
-    this.startAbort = abort;
-    const { config } = this.entry as Extract<ServerEntry, { kind: 'stdio' }>;
-    const attempt = (async () => {
-      const client = await McpClient.connect(config, { ...this.host.connectOptions(this.name), signal: abort.signal });
-      // Until the start settles, aborting it (stop, shutdown) must also end the listing.
-      const onAbort = () => void client.close();
-      abort.signal.addEventListener('abort', onAbort, { once: true });
+    let settle!: { resolve: (value: T) => void; reject: (error: unknown) => void };
+    const done = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+    const op: Operation = { kind, done, abort };
+    this.op = op;
+    const finish = () => {
+      if (this.op === op) this.op = undefined;
+    };
+    work(abort.signal).then(
+      (value) => (finish(), settle.resolve(value)),
+      (error: unknown) => (finish(), settle.reject(error)),
+    );
+    return done;
+  }
+
+  private async stopThenStart(signal: AbortSignal): Promise<void> {
+    this.failures = 0;
+    const client = this.client;
+    if (client) await this.retire(client, 'restart');
+    await this.startOnce(signal);
+  }
+
+  /** One attempt to start: spawn, handshake, list tools. Only a shutdown aborts it. */
+  private async startOnce(signal: AbortSignal): Promise<McpClient> {
+    if (signal.aborted) throw this.closedError();
+    this.setState('starting');
+    let client: McpClient | undefined;
+    try {
+      const { config } = this.entry as Extract<ServerEntry, { kind: 'stdio' }>;
+      client = await McpClient.connect(config, { ...this.host.connectOptions(this.name), signal });
+      if (signal.aborted) throw this.closedError();
+      const live = client;
+      // Until the start settles, a shutdown must also end the listing.
+      const onAbort = () => void live.close();
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
         const tools = client.capabilities.tools ? await client.listTools() : [];
-        if (abort.signal.aborted) throw this.closedError();
+        if (signal.aborted) throw this.closedError();
         await this.host.toolsListed(this.name, client, tools);
-        return client;
-      } catch (error) {
-        await client.close();
-        throw error;
+        if (signal.aborted) throw this.closedError();
       } finally {
-        abort.signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', onAbort);
       }
-    })();
-    const settled = (): boolean => {
-      if (this.starting !== promise) return false;
-      this.starting = undefined;
-      this.startAbort = undefined;
-      return true;
-    };
-    const promise: Promise<McpClient> = attempt.then(
-      (client) => {
-        if (!settled() || abort.signal.aborted) {
-          void client.close();
-          throw this.current === 'closed' ? this.closedError() : this.interruptedError();
-        }
-        this.started++;
-        this.failures = 0;
-        this.lastError = undefined;
-        this.client = client;
-        this.watch(client);
-        this.setState('ready');
-        this.armIdle();
-        return client;
-      },
-      (error: McpError) => {
-        if (!settled() || abort.signal.aborted) throw this.current === 'closed' ? this.closedError() : this.interruptedError();
-        this.lastError = error;
-        this.failures++;
-        if (this.failures >= MAX_FAILED_STARTS) this.setState('failed');
-        else {
-          this.setState('backoff');
-          const wait = Math.min(BACKOFF_BASE_MS * 2 ** (this.failures - 1), BACKOFF_CAP_MS);
-          this.backoffTimer = setTimeout(() => this.setState('stopped'), wait).unref();
-        }
-        throw error;
-      },
-    );
-    this.starting = promise;
-    return promise;
+    } catch (error) {
+      await client?.close();
+      if (signal.aborted) throw this.closedError();
+      this.failed(error as McpError);
+      throw error;
+    }
+    this.started++;
+    this.failures = 0;
+    this.lastError = undefined;
+    this.client = client;
+    this.watch(client);
+    this.setState('ready');
+    this.armIdle();
+    this.watchHealth(client);
+    return client;
+  }
+
+  private failed(error: McpError): void {
+    this.lastError = error;
+    this.failures++;
+    this.retryAt = performance.now() + backoffDelay(this.failures);
+    this.setState(this.failures >= MAX_FAILED_STARTS ? 'failed' : 'backoff');
+  }
+
+  /** Takes a connection from the slot and closes it; calls in flight on it learn why from `why`. */
+  private async retire(client: McpClient, why: Retired, graceMs?: number): Promise<void> {
+    this.retired.set(client, why);
+    if (this.client === client) {
+      this.client = undefined;
+      this.quiet();
+      if (why !== 'shutdown') this.setState('stopped');
+    }
+    await client.close(graceMs);
   }
 
   /** A running server that goes away is started again on next use; a crash is not a failed start. */
   private watch(client: McpClient): void {
     client.once('close', (reason: McpError) => {
-      const crashed = reason.code !== 'closed';
-      if (crashed) this.lastError = reason;
-      if (this.client === client) {
-        this.client = undefined;
-        clearTimeout(this.idleTimer);
-        this.setState('stopped');
-      }
+      if (this.client !== client) return; // the slot closed it itself
+      if (reason.code !== 'closed') this.lastError = reason;
+      this.client = undefined;
+      this.quiet();
+      this.setState('stopped');
     });
+  }
+
+  private watchHealth(client: McpClient): void {
+    const check = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config.healthCheck;
+    if (!check) return;
+    this.health = new HealthMonitor(
+      check,
+      (timeoutMs) => client.ping({ timeout: timeoutMs }),
+      (error) => {
+        if (this.client !== client || this.op) return;
+        this.lastError = new McpError(
+          'timeout',
+          `${serverLabel(this.name)}the server failed ${FAILED_PROBES_TO_RESTART} health checks in a row and was restarted (last: ${error.message})`,
+          { server: this.name, phase: 'ping', cause: error },
+        );
+        // A failed start is recorded in the state; nobody waits for this restart.
+        this.begin('restart', (signal) => this.stopThenStart(signal)).catch(() => undefined);
+      },
+    );
+  }
+
+  /** Stops the timers of a connection the slot no longer has. */
+  private quiet(): void {
+    clearTimeout(this.idleTimer);
+    this.health?.close();
+    this.health = undefined;
   }
 
   private armIdle(): void {
@@ -224,8 +335,20 @@ export class ServerSlot {
     if (idle === undefined || this.active > 0 || !this.client) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (this.active === 0 && this.current === 'ready') void this.stop('stopped');
+      if (this.active === 0 && this.client && !this.op) void this.stop('stopped');
     }, idle).unref();
+  }
+
+  /** A request that failed because the slot closed its connection for a restart is `unavailable`, not `closed`. */
+  private fromOldConnection(client: McpClient, error: unknown): unknown {
+    const why = this.retired.get(client);
+    if (why === undefined || why === 'shutdown' || !(error instanceof McpError) || error.code !== 'closed') return error;
+    const what = why === 'idle' ? 'stopped for being idle' : 'restarted';
+    return new McpError('unavailable', `${serverLabel(this.name)}the server was ${what} while the request was in flight; try again`, {
+      server: this.name,
+      ...(error.phase === undefined ? {} : { phase: error.phase }),
+      cause: error,
+    });
   }
 
   private setState(to: ServerState): void {
@@ -236,14 +359,12 @@ export class ServerSlot {
   }
 
   private unavailableError(): McpError {
-    const why = this.current === 'failed' ? `failed ${this.failures} starts in a row; call restart("${this.name}") to try again` : 'is backing off after a failed start';
+    const why =
+      this.current === 'failed'
+        ? `failed ${this.failures} starts in a row; call restart("${this.name}") to try again`
+        : `is backing off after a failed start (next try in ${Math.max(0, Math.ceil(this.retryAt - performance.now()))} ms)`;
     const last = this.lastError ? `: ${this.lastError.message}` : '';
     return new McpError('unavailable', `${serverLabel(this.name)}the server ${why}${last}`, { server: this.name, cause: this.lastError });
-  }
-
-  /** For the waiters of a start that `restart()` or an idle stop cut short. */
-  private interruptedError(): McpError {
-    return new McpError('unavailable', `${serverLabel(this.name)}the server's start was interrupted by a restart; try again`, { server: this.name });
   }
 
   private closedError(): McpError {

@@ -116,10 +116,10 @@ describe('McpServerManager construction', () => {
       },
     });
     expect(manager.status()).toEqual({
-      ok: { state: 'idle', restarts: 0 },
-      bad: { state: 'invalid', restarts: 0, lastError: expect.objectContaining({ code: 'invalid-config' }) },
-      web: { state: 'unsupported', restarts: 0, lastError: expect.objectContaining({ code: 'unsupported-transport' }) },
-      off: { state: 'disabled', restarts: 0 },
+      ok: { state: 'idle', transport: 'stdio', restarts: 0 },
+      bad: { state: 'invalid', transport: 'stdio', restarts: 0, lastError: expect.objectContaining({ code: 'invalid-config' }) },
+      web: { state: 'unsupported', transport: 'sse', url: 'https://example.invalid/sse', restarts: 0, lastError: expect.objectContaining({ code: 'unsupported-transport' }) },
+      off: { state: 'disabled', transport: 'stdio', restarts: 0 },
     });
     await expect(manager.callServerTool('bad', 'x')).rejects.toMatchObject({ code: 'invalid-config' });
     await expect(manager.callServerTool('web', 'x')).rejects.toMatchObject({ code: 'unsupported-transport' });

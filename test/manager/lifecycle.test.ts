@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
+import { backoffDelay } from '../../src/manager/slot-state.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { fixture, isAlive, waitFor, textOf } from '../support/fixtures.js';
 
@@ -84,35 +85,73 @@ describe('backoff after failed starts', () => {
     const manager = manage({ flaky: fixture('flaky-start.mjs', flag) });
     const waits: number[] = [];
     let backoffAt = 0;
-    manager.on('stateChange', ({ to }) => {
+    manager.on('stateChange', ({ from, to }) => {
       if (to === 'backoff') backoffAt = Date.now();
-      if (to === 'stopped') waits.push(Date.now() - backoffAt);
+      if (from === 'backoff' && to === 'starting') waits.push(Date.now() - backoffAt);
     });
+    const call = () => manager.callServerTool('flaky', 'echo').catch((e) => e);
 
+    let error = await call();
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const error = await manager.callServerTool('flaky', 'echo').catch((e) => e);
       expect(error).toMatchObject({ code: 'peer-exited', phase: 'initialize', exitCode: 2 });
-      if (attempt < 5) {
+      if (attempt === 5) break;
+      expect(manager.status().flaky.state).toBe('backoff');
+      // Calls fail fast through the wait, the state staying backoff; the first call after it starts the server again.
+      const deadline = Date.now() + 10_000;
+      let next = await call();
+      while (next.code === 'unavailable' && Date.now() < deadline) {
+        expect(next.cause).toBe(error);
+        expect(next.message).toContain('backing off');
         expect(manager.status().flaky.state).toBe('backoff');
-        const fast = await manager.callServerTool('flaky', 'echo').catch((e) => e);
-        expect(fast.code).toBe('unavailable');
-        expect(fast.cause).toBe(error);
-        expect(fast.message).toContain('backing off');
-        expect(await waitFor(() => manager.status().flaky.state === 'stopped', 10_000)).toBe(true);
+        await new Promise((r) => setTimeout(r, 10));
+        next = await call();
       }
+      error = next;
     }
     expect(manager.status().flaky).toMatchObject({ state: 'failed', lastError: { code: 'peer-exited' } });
     expect(waits).toHaveLength(4);
     waits.forEach((wait, i) => expect(wait).toBeGreaterThanOrEqual(250 * 2 ** i - 20));
-    const failed = await manager.callServerTool('flaky', 'echo').catch((e) => e);
+    const failed = await call();
     expect(failed.code).toBe('unavailable');
     expect(failed.message).toContain('call restart("flaky")');
 
     await expect(manager.restart('flaky')).rejects.toMatchObject({ code: 'peer-exited' });
+    expect(manager.status().flaky.state).toBe('backoff');
     writeFileSync(flag, '');
     await manager.restart('flaky');
     expect(manager.status().flaky.state).toBe('ready');
     expect(textOf(await manager.callServerTool('flaky', 'echo', { text: 'up' }))).toBe('up');
+  });
+
+  it('shows one state for one situation: a server whose only start failed stays backoff after the wait', async () => {
+    const manager = manage({ broken: fixture('exits-at-once.mjs'), mute: { ...fixture('never-initializes.mjs'), timeout: 300 } }, { shutdownGraceMs: 200 });
+    await manager.listTools();
+    expect(manager.status().broken).toMatchObject({ state: 'backoff', lastError: { code: 'peer-exited' } });
+    expect(manager.status().mute).toMatchObject({ state: 'backoff', lastError: { code: 'timeout', phase: 'initialize' } });
+    // Well past the first 250 ms wait, nothing has changed what the servers are.
+    expect(await waitFor(() => manager.status().broken.state !== 'backoff' || manager.status().mute.state !== 'backoff', 800)).toBe(false);
+    // And the next use starts it again (it fails again, so it backs off again).
+    const starts: string[] = [];
+    manager.on('stateChange', ({ server, from, to }) => starts.push(`${server} ${from}>${to}`));
+    await expect(manager.callServerTool('broken', 'x')).rejects.toMatchObject({ code: 'peer-exited' });
+    expect(starts).toEqual(['broken backoff>starting', 'broken starting>backoff']);
+  });
+
+  it('does not count the crash of a running server as a failed start', async () => {
+    const manager = manage({ echo: fixture('echo-server.mjs') });
+    const states: string[] = [];
+    manager.on('stateChange', ({ to }) => states.push(to));
+    for (let i = 0; i < 6; i++) {
+      await expect(manager.callTool('mcp__echo__crash')).rejects.toMatchObject({ code: 'peer-exited' });
+      expect(manager.status().echo.state).toBe('stopped');
+    }
+    expect(textOf(await manager.callTool('mcp__echo__echo', { text: 'still here' }))).toBe('still here');
+    expect(states).not.toContain('backoff');
+    expect(manager.status().echo).toMatchObject({ state: 'ready', restarts: 6 });
+  });
+
+  it('waits 250 ms doubling per failure, capped at 30 s', () => {
+    expect([1, 2, 3, 4, 5, 8, 20].map(backoffDelay)).toEqual([250, 500, 1000, 2000, 4000, 30_000, 30_000]);
   });
 });
 
