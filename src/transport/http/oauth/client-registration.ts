@@ -116,3 +116,29 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
   if (secret !== undefined) client.clientSecret = secret;
   return client;
 }
+
+/**
+ * The first problem of an `oauth` entry whose fields have the right types, as a field and a
+ * message for the config reader to report (`oauth.<field> <message>`), or undefined.
+ */
+export function oauthConfigProblem(config: OAuthConfig): { field: keyof OAuthConfig; message: string } | undefined {
+  const shown = (value: unknown) => JSON.stringify(value);
+  if (config.clientId !== undefined && config.clientId.trim() === '') return { field: 'clientId', message: 'must not be empty' };
+  if (config.clientSecret !== undefined && config.clientId === undefined) {
+    return { field: 'clientSecret', message: 'needs "clientId": a secret belongs to a pre-registered client' };
+  }
+  if (config.clientMetadataUrl !== undefined) {
+    const url = URL.canParse(config.clientMetadataUrl) ? new URL(config.clientMetadataUrl) : undefined;
+    if (!url || url.protocol !== 'https:' || url.pathname === '/') {
+      return { field: 'clientMetadataUrl', message: `must be an https URL with a path (a Client ID Metadata Document), got ${shown(config.clientMetadataUrl)}` };
+    }
+  }
+  for (const scope of config.scopes ?? []) {
+    if (scope === '' || /\s/.test(scope)) return { field: 'scopes', message: `must hold scope names without spaces, got ${shown(scope)}` };
+  }
+  if (config.redirectUri !== undefined) {
+    const url = URL.canParse(config.redirectUri) ? new URL(config.redirectUri) : undefined;
+    if (!url || url.hash !== '') return { field: 'redirectUri', message: `must be an absolute URL without a fragment, got ${shown(config.redirectUri)}` };
+  }
+  return undefined;
+}

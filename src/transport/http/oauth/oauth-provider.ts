@@ -23,9 +23,11 @@ export interface OAuthProviderOptions {
   authorize?: Authorize;
   /**
    * Whether a 403 `insufficient_scope` met by a request may run `authorize` to ask for the
-   * larger scope. Default false: it rejects `auth-required` and the next `login` asks for it.
+   * larger scope; a function is asked at that moment (e.g. "is this a user's tool call?",
+   * so that listings and health probes stay non-interactive). Default false: the request
+   * rejects `auth-required` and the next `login` asks for the scope.
    */
-  stepUp?: boolean;
+  stepUp?: boolean | (() => boolean);
   /** Overrides `config.redirectUri`. */
   redirectUri?: string;
   /** `client_name` in dynamic registration; default "lazy-mcp". */
@@ -81,6 +83,7 @@ class McpOAuthProvider implements OAuthProvider {
   private readonly wanted = new Set<string>();
   private readonly stepUps = new Map<string, number>();
   private flight: Promise<void> | undefined;
+  private saves = 0;
 
   constructor(options: OAuthProviderOptions) {
     this.options = options;
@@ -175,12 +178,16 @@ class McpOAuthProvider implements OAuthProvider {
   }
 
   private async reload(): Promise<void> {
+    const saves = this.saves;
     const stored = await this.options.tokenStore.get(this.key);
+    // A save during the read is newer than what was read.
+    if (saves !== this.saves) return;
     if (stored?.tokens?.accessToken !== this.record?.tokens?.accessToken) this.obtainedAt = 0;
     this.record = stored;
   }
 
   private async save(record: OAuthRecord): Promise<void> {
+    this.saves++;
     this.record = record;
     await this.options.tokenStore.set(this.key, record);
   }
@@ -207,7 +214,9 @@ class McpOAuthProvider implements OAuthProvider {
     for (const scope of splitScopes(challenge.scope)) this.wanted.add(scope);
     const scopes = union(splitScopes(this.record?.tokens?.scope), this.wanted);
     const needed = challenge.scope ? ` (scope "${challenge.scope}")` : '';
-    if (!this.options.stepUp || !this.options.authorize) {
+    const stepUp = this.options.stepUp;
+    const allowed = typeof stepUp === 'function' ? stepUp() : stepUp === true;
+    if (!allowed || !this.options.authorize) {
       throw new McpError(
         'auth-required',
         `server ${JSON.stringify(this.server)}: needs more authorization${needed}; ${loginHint(this.server)}`,

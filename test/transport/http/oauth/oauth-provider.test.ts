@@ -3,6 +3,7 @@ import { McpError } from '../../../../src/errors.js';
 import {
   createOAuthProvider,
   FileTokenStore,
+  oauthConfigProblem,
   tokenStoreKey,
   type Authorize,
   type OAuthProviderOptions,
@@ -290,5 +291,65 @@ describe('OAuth provider against a local authorization server', () => {
     await provider.logout();
     expect(await store.get(key)).toBeUndefined();
     expect(requests(await f.log(), '/revoke')).toHaveLength(2);
+  });
+
+  test('a redirect naming another issuer (RFC 9207 mix-up) is refused before the code is used', async () => {
+    const f = await fixture();
+    const mixedUp: Authorize = async (url) => {
+      const back = await followAuthorization(url);
+      back.searchParams.set('iss', 'https://attacker.example');
+      return back;
+    };
+    const { provider } = setup(f, { authorize: mixedUp });
+    const error = await rejection(provider.login());
+    expect(error.code).toBe('protocol-error');
+    expect(error.message).toMatch(/"iss"/);
+    expect(requests(await f.log(), '/token')).toHaveLength(0);
+  });
+
+  test('a login with no challenge seen yet probes the server for one', async () => {
+    const f = await fixture();
+    const { provider } = setup(f);
+    await provider.login();
+    const [probe] = (await f.log()).filter((r) => r.path === '/mcp');
+    expect(probe.method).toBe('GET');
+    expect(probe.authorization).toBeUndefined();
+  });
+
+  test('concurrent 401s share one refresh', async () => {
+    const f = await fixture();
+    const { provider } = setup(f);
+    await provider.login();
+    await fetch(`${f.url}/_expire`, { method: 'POST' });
+    const responses = await Promise.all(Array.from({ length: 6 }, () => callResource(provider, f.resource)));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const grants = requests(await f.log(), '/token').map((t) => form(t).get('grant_type'));
+    expect(grants).toEqual(['authorization_code', 'refresh_token']);
+  });
+
+  test('stepUp as a function is asked at the moment of the challenge', async () => {
+    const f = await fixture();
+    let interactive = false;
+    const { provider, authorizeCalls } = setup(f, { stepUp: () => interactive });
+    await provider.login();
+    expect((await rejection(callResource(provider, f.resource, 'tools/call'))).code).toBe('auth-required');
+    expect(authorizeCalls).toHaveLength(1);
+    interactive = true;
+    expect((await callResource(provider, f.resource, 'tools/call')).status).toBe(200);
+    expect(authorizeCalls).toHaveLength(2);
+  });
+});
+
+describe('oauthConfigProblem', () => {
+  test('names the field and the value', () => {
+    expect(oauthConfigProblem({})).toBeUndefined();
+    expect(oauthConfigProblem({ clientId: 'a', clientSecret: 'b', scopes: ['repo'], redirectUri: 'http://127.0.0.1:8080/cb' })).toBeUndefined();
+    expect(oauthConfigProblem({ clientSecret: 'b' })).toEqual({ field: 'clientSecret', message: 'needs "clientId": a secret belongs to a pre-registered client' });
+    expect(oauthConfigProblem({ clientMetadataUrl: 'http://app.example/client.json' })).toEqual({
+      field: 'clientMetadataUrl',
+      message: 'must be an https URL with a path (a Client ID Metadata Document), got "http://app.example/client.json"',
+    });
+    expect(oauthConfigProblem({ scopes: ['read write'] })?.field).toBe('scopes');
+    expect(oauthConfigProblem({ redirectUri: 'callback' })?.field).toBe('redirectUri');
   });
 });
