@@ -1,0 +1,144 @@
+import * as oauth from 'oauth4webapi';
+import { authError, fromLibraryError, isLoopback, libraryOptions, type OAuthHttp } from './oauth-http.js';
+import type { StoredClient, TokenEndpointAuthMethod } from './token-store.js';
+
+/** A server's `oauth` config entry (SPEC: `{ clientId?, clientSecret?, clientMetadataUrl?, scopes?, redirectUri? }`). */
+export interface OAuthConfig {
+  /** A client registered beforehand with the authorization server; used first when given. */
+  clientId?: string;
+  /** Its secret, for a confidential client (sent as `client_secret_basic` or `_post`, as the server allows). */
+  clientSecret?: string;
+  /** An https URL of this client's Client ID Metadata Document, used when the server supports them. */
+  clientMetadataUrl?: string;
+  /** Scopes to ask for when neither the challenge nor the resource metadata names any. */
+  scopes?: string[];
+  /** The redirect URI to use; default: a loopback URI `http://127.0.0.1:<free port>/callback`. */
+  redirectUri?: string;
+}
+
+/**
+ * The client to use with an authorization server, in the MCP spec's order: the configured
+ * client id, else a Client ID Metadata Document when the server supports them, else Dynamic
+ * Client Registration (reusing an earlier registration for the same redirect URI).
+ */
+export async function resolveClient(
+  http: OAuthHttp,
+  as: oauth.AuthorizationServer,
+  config: OAuthConfig,
+  earlier: StoredClient | undefined,
+  redirectUri: string,
+  clientName: string,
+): Promise<StoredClient> {
+  if (config.clientId !== undefined) {
+    const client: StoredClient = { kind: 'preconfigured', clientId: config.clientId, authMethod: authMethodFor(as, config.clientSecret !== undefined) };
+    if (config.clientSecret !== undefined) client.clientSecret = config.clientSecret;
+    return client;
+  }
+  if (config.clientMetadataUrl !== undefined && as.client_id_metadata_document_supported === true) {
+    return { kind: 'metadata-document', clientId: config.clientMetadataUrl, authMethod: 'none' };
+  }
+  if (typeof as.registration_endpoint === 'string') {
+    if (earlier?.kind === 'dynamic' && (earlier.redirectUris ?? []).some((uri) => sameRedirect(uri, redirectUri))) return earlier;
+    return register(http, as, redirectUri, clientName);
+  }
+  const cimd = config.clientMetadataUrl === undefined ? '' : ' nor Client ID Metadata Documents';
+  throw authError(
+    http,
+    'auth-required',
+    `the authorization server ${as.issuer} supports neither dynamic client registration${cimd}; configure "oauth": { "clientId": … } for this server`,
+  );
+}
+
+/** The token endpoint authentication to use, from what the server supports (RFC 8414 default: basic). */
+export function authMethodFor(as: oauth.AuthorizationServer, hasSecret: boolean): TokenEndpointAuthMethod {
+  if (!hasSecret) return 'none';
+  const supported = as.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  if (supported.includes('client_secret_basic')) return 'client_secret_basic';
+  if (supported.includes('client_secret_post')) return 'client_secret_post';
+  return 'client_secret_basic';
+}
+
+/** oauth4webapi's client authentication for a stored client. */
+export function clientAuth(client: StoredClient): oauth.ClientAuth {
+  if (client.authMethod === 'none' || client.clientSecret === undefined) return oauth.None();
+  return client.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(client.clientSecret) : oauth.ClientSecretBasic(client.clientSecret);
+}
+
+/** oauth4webapi's view of a stored client. */
+export function libraryClient(client: StoredClient): oauth.Client {
+  return { client_id: client.clientId, token_endpoint_auth_method: client.authMethod };
+}
+
+/** Equal, or both loopback IP redirects that differ only in the port (RFC 8252 §7.3). */
+function sameRedirect(registered: string, wanted: string): boolean {
+  if (registered === wanted) return true;
+  try {
+    const a = new URL(registered);
+    const b = new URL(wanted);
+    return a.protocol === 'http:' && b.protocol === 'http:' && isLoopback(a) && a.hostname === b.hostname && a.pathname === b.pathname;
+  } catch {
+    return false;
+  }
+}
+
+async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirectUri: string, clientName: string): Promise<StoredClient> {
+  const url = new URL(as.registration_endpoint as string);
+  let registered: Awaited<ReturnType<typeof oauth.processDynamicClientRegistrationResponse>>;
+  try {
+    const response = await oauth.dynamicClientRegistrationRequest(
+      as,
+      {
+        client_name: clientName,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      libraryOptions(http, url),
+    );
+    registered = await oauth.processDynamicClientRegistrationResponse(response);
+  } catch (error) {
+    throw fromLibraryError(http, error, 'client registration endpoint', url);
+  }
+  const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
+  const method = registered.token_endpoint_auth_method;
+  const client: StoredClient = {
+    kind: 'dynamic',
+    clientId: registered.client_id,
+    authMethod:
+      method === 'client_secret_basic' || method === 'client_secret_post' || method === 'none'
+        ? method
+        : secret === undefined
+          ? 'none'
+          : 'client_secret_basic',
+    redirectUris: Array.isArray(registered.redirect_uris) ? (registered.redirect_uris as string[]) : [redirectUri],
+  };
+  if (secret !== undefined) client.clientSecret = secret;
+  return client;
+}
+
+/**
+ * The first problem of an `oauth` entry whose fields have the right types, as a field and a
+ * message for the config reader to report (`oauth.<field> <message>`), or undefined.
+ */
+export function oauthConfigProblem(config: OAuthConfig): { field: keyof OAuthConfig; message: string } | undefined {
+  const shown = (value: unknown) => JSON.stringify(value);
+  if (config.clientId !== undefined && config.clientId.trim() === '') return { field: 'clientId', message: 'must not be empty' };
+  if (config.clientSecret !== undefined && config.clientId === undefined) {
+    return { field: 'clientSecret', message: 'needs "clientId": a secret belongs to a pre-registered client' };
+  }
+  if (config.clientMetadataUrl !== undefined) {
+    const url = URL.canParse(config.clientMetadataUrl) ? new URL(config.clientMetadataUrl) : undefined;
+    if (!url || url.protocol !== 'https:' || url.pathname === '/') {
+      return { field: 'clientMetadataUrl', message: `must be an https URL with a path (a Client ID Metadata Document), got ${shown(config.clientMetadataUrl)}` };
+    }
+  }
+  for (const scope of config.scopes ?? []) {
+    if (scope === '' || /\s/.test(scope)) return { field: 'scopes', message: `must hold scope names without spaces, got ${shown(scope)}` };
+  }
+  if (config.redirectUri !== undefined) {
+    const url = URL.canParse(config.redirectUri) ? new URL(config.redirectUri) : undefined;
+    if (!url || url.hash !== '') return { field: 'redirectUri', message: `must be an absolute URL without a fragment, got ${shown(config.redirectUri)}` };
+  }
+  return undefined;
+}

@@ -1,0 +1,399 @@
+import { createServer } from 'node:net';
+import * as oauth from 'oauth4webapi';
+import { McpError } from '../../../errors.js';
+import type { AuthProvider } from '../auth-provider.js';
+import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.js';
+import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
+import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
+import { authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
+import { tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
+
+/** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
+export type Authorize = (url: URL, server: string) => Promise<URL>;
+
+export interface OAuthProviderOptions {
+  /** The server's name, in messages and in the token store key. */
+  server: string;
+  /** The server's configured URL: the protected resource. */
+  resourceUrl: URL;
+  /** The server's `oauth` config entry; default `{}` (discovery and dynamic registration). */
+  config?: OAuthConfig;
+  tokenStore: TokenStore;
+  /** The interactive step {@link OAuthProvider.login} runs (and step-up, with `stepUp`). */
+  authorize?: Authorize;
+  /**
+   * Whether a 403 `insufficient_scope` met by a request may run `authorize` to ask for the
+   * larger scope; a function is asked at that moment (e.g. "is this a user's tool call?",
+   * so that listings and health probes stay non-interactive). Default false: the request
+   * rejects `auth-required` and the next `login` asks for the scope.
+   */
+  stepUp?: boolean | (() => boolean);
+  /** Overrides `config.redirectUri`. */
+  redirectUri?: string;
+  /** `client_name` in dynamic registration; default "lazy-mcp". */
+  clientName?: string;
+  /** Default: the platform's fetch. */
+  fetch?: typeof fetch;
+  /** Bound of each request to the metadata, registration and token endpoints (ms); default 30000. */
+  timeoutMs?: number;
+  /** Step-ups allowed for one set of scopes before giving up; default 2. */
+  maxStepUps?: number;
+}
+
+export interface LoginOptions {
+  /** Replaces the provider's `authorize` for this login. */
+  authorize?: Authorize;
+  /** Replaces the provider's redirect URI for this login. */
+  redirectUri?: string;
+}
+
+/** An {@link AuthProvider} for one server, plus the explicit, interactive steps. */
+export interface OAuthProvider extends AuthProvider {
+  readonly server: string;
+  /** Runs the whole authorization flow now through `authorize`; resolves once tokens are stored. */
+  login(options?: LoginOptions): Promise<void>;
+  /** Whether tokens are held for the server (they may still be expired or revoked). */
+  hasTokens(): Promise<boolean>;
+  /** Revokes the tokens where the authorization server allows it (best effort) and deletes them. */
+  logout(): Promise<void>;
+}
+
+/** An access token this close to its expiry is refreshed before it is sent. */
+const expiryMarginMs = 10_000;
+/** A 401 for a token this fresh most likely answered a request sent with the one before. */
+const freshTokenMs = 5_000;
+
+/** The OAuth client of one MCP server, as the MCP authorization spec describes it. */
+export function createOAuthProvider(options: OAuthProviderOptions): OAuthProvider {
+  return new McpOAuthProvider(options);
+}
+
+class McpOAuthProvider implements OAuthProvider {
+  readonly server: string;
+  private readonly options: OAuthProviderOptions;
+  private readonly config: OAuthConfig;
+  private readonly http: OAuthHttp;
+  private readonly key: string;
+  private record: OAuthRecord | undefined;
+  /** When the held access token was obtained by this process (ms), to tell a stale 401 from a real one. */
+  private obtainedAt = 0;
+  private readonly metadata = new Map<string, oauth.AuthorizationServer>();
+  private lastChallenge: BearerChallenge | undefined;
+  /** Scopes a step-up challenge asked for that no token has yet: the next flow asks for them too. */
+  private readonly wanted = new Set<string>();
+  private readonly stepUps = new Map<string, number>();
+  private flight: Promise<void> | undefined;
+  private saves = 0;
+
+  constructor(options: OAuthProviderOptions) {
+    this.options = options;
+    this.server = options.server;
+    this.config = options.config ?? {};
+    this.http = { server: options.server, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000 };
+    this.key = tokenStoreKey(options.server, options.resourceUrl);
+  }
+
+  async authorization(): Promise<string | undefined> {
+    if (!this.record?.tokens) await this.reload();
+    const tokens = this.record?.tokens;
+    if (!tokens) return undefined;
+    if (tokens.refreshToken && tokens.expiresAt !== undefined && tokens.expiresAt - expiryMarginMs <= Date.now()) {
+      try {
+        await this.exclusive(() => this.refresh());
+      } catch (error) {
+        // A refused refresh token has been deleted: the request goes without and meets its 401.
+        if (!(error instanceof McpError && error.code === 'auth-required')) throw error;
+        return undefined;
+      }
+    }
+    return this.header();
+  }
+
+  async unauthorized(challenge: { status: 401 | 403; wwwAuthenticate: string | null; resourceUrl: URL; authorization?: string }): Promise<'retry'> {
+    const parsed = await parseBearerChallenge(challenge.wwwAuthenticate);
+    if (parsed) this.lastChallenge = parsed;
+    if (this.flight) {
+      await this.flight.catch(() => {});
+      if (this.record?.tokens) return 'retry';
+    }
+    const before = this.header();
+    await this.reload();
+    const current = this.header();
+    // Another request (or another process, through the store) renewed the token meanwhile.
+    if (current !== undefined && current !== before) return 'retry';
+    if (current !== undefined && challenge.authorization !== undefined && challenge.authorization !== current) return 'retry';
+    if (challenge.status === 403 && parsed?.error === 'insufficient_scope') return this.stepUp(parsed, challenge.status);
+    if (current !== undefined && challenge.authorization === undefined && Date.now() - this.obtainedAt < freshTokenMs) return 'retry';
+    if (this.record?.tokens?.refreshToken) {
+      await this.exclusive(() => this.refresh());
+      return 'retry';
+    }
+    throw this.needsLogin(challenge.status);
+  }
+
+  async login(options: LoginOptions = {}): Promise<void> {
+    const authorize = options.authorize ?? this.options.authorize;
+    if (!authorize) {
+      throw authError(
+        this.http,
+        'auth-required',
+        `login needs an \`authorize\` callback to show the authorization URL; give the manager one or run \`lazy-mcp login ${this.server}\``,
+      );
+    }
+    while (this.flight) await this.flight.catch(() => {});
+    await this.exclusive(() => this.authorizeFlow(authorize, undefined, options.redirectUri));
+    this.stepUps.clear();
+  }
+
+  async hasTokens(): Promise<boolean> {
+    await this.reload();
+    return this.record?.tokens !== undefined;
+  }
+
+  async logout(): Promise<void> {
+    await this.reload();
+    const record = this.record;
+    if (record?.tokens) {
+      try {
+        const as = await this.authorizationServer(record.issuer);
+        if (typeof as.revocation_endpoint === 'string') {
+          const url = new URL(as.revocation_endpoint);
+          for (const token of [record.tokens.refreshToken, record.tokens.accessToken]) {
+            if (token === undefined) continue;
+            const response = await oauth.revocationRequest(as, libraryClient(record.client), clientAuth(record.client), token, libraryOptions(this.http, url));
+            await oauth.processRevocationResponse(response);
+          }
+        }
+      } catch {
+        // Revocation is a courtesy to the server; the tokens are deleted here either way.
+      }
+    }
+    this.record = undefined;
+    await this.options.tokenStore.delete(this.key);
+  }
+
+  private header(): string | undefined {
+    const tokens = this.record?.tokens;
+    return tokens ? `Bearer ${tokens.accessToken}` : undefined;
+  }
+
+  private async reload(): Promise<void> {
+    const saves = this.saves;
+    const stored = await this.options.tokenStore.get(this.key);
+    // A save during the read is newer than what was read.
+    if (saves !== this.saves) return;
+    if (stored?.tokens?.accessToken !== this.record?.tokens?.accessToken) this.obtainedAt = 0;
+    this.record = stored;
+  }
+
+  private async save(record: OAuthRecord): Promise<void> {
+    this.saves++;
+    this.record = record;
+    await this.options.tokenStore.set(this.key, record);
+  }
+
+  /** Runs `fn` unless a renewal is already in flight, which the caller then joins. */
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    if (this.flight) return this.flight;
+    const flight = fn().finally(() => {
+      this.flight = undefined;
+    });
+    this.flight = flight;
+    return flight;
+  }
+
+  private needsLogin(status?: number): McpError {
+    return new McpError('auth-required', `server ${JSON.stringify(this.server)}: needs authorization; ${loginHint(this.server)}`, {
+      server: this.server,
+      phase: 'auth',
+      ...(status === undefined ? {} : { status }),
+    });
+  }
+
+  private async stepUp(challenge: BearerChallenge, status: number): Promise<'retry'> {
+    for (const scope of splitScopes(challenge.scope)) this.wanted.add(scope);
+    const scopes = union(splitScopes(this.record?.tokens?.scope), this.wanted);
+    const needed = challenge.scope ? ` (scope "${challenge.scope}")` : '';
+    const stepUp = this.options.stepUp;
+    const allowed = typeof stepUp === 'function' ? stepUp() : stepUp === true;
+    if (!allowed || !this.options.authorize) {
+      throw new McpError(
+        'auth-required',
+        `server ${JSON.stringify(this.server)}: needs more authorization${needed}; ${loginHint(this.server)}`,
+        { server: this.server, phase: 'auth', status },
+      );
+    }
+    const key = [...scopes].sort().join(' ');
+    const tries = this.stepUps.get(key) ?? 0;
+    const limit = this.options.maxStepUps ?? 2;
+    if (tries >= limit) {
+      throw new McpError(
+        'auth-required',
+        `server ${JSON.stringify(this.server)}: still lacks authorization${needed} after ${limit} step-up attempts; ${loginHint(this.server)}`,
+        { server: this.server, phase: 'auth', status },
+      );
+    }
+    this.stepUps.set(key, tries + 1);
+    const authorize = this.options.authorize;
+    await this.exclusive(() => this.authorizeFlow(authorize, scopes));
+    return 'retry';
+  }
+
+  private async authorizationServer(issuer: string): Promise<oauth.AuthorizationServer> {
+    let as = this.metadata.get(issuer);
+    if (!as) {
+      as = await discoverAuthorizationServer(this.http, issuer);
+      this.metadata.set(issuer, as);
+    }
+    return as;
+  }
+
+  private async refresh(): Promise<void> {
+    const record = this.record;
+    const refreshToken = record?.tokens?.refreshToken;
+    if (!record?.tokens || refreshToken === undefined) throw this.needsLogin();
+    const as = await this.authorizationServer(record.issuer);
+    const url = new URL(as.token_endpoint as string);
+    let result: oauth.TokenEndpointResponse;
+    try {
+      const response = await oauth.refreshTokenGrantRequest(as, libraryClient(record.client), clientAuth(record.client), refreshToken, {
+        ...libraryOptions(this.http, url),
+        additionalParameters: { resource: record.resource },
+      });
+      result = await oauth.processRefreshTokenResponse(as, libraryClient(record.client), response);
+    } catch (error) {
+      const failure = fromLibraryError(this.http, error, 'token endpoint', url);
+      if (failure.code === 'auth-required') {
+        // The refresh token is revoked or expired: forget the tokens, keep the registration.
+        const { tokens: _refused, ...registration } = record;
+        await this.save(registration);
+        throw new McpError(
+          'auth-required',
+          `server ${JSON.stringify(this.server)}: needs authorization again, the refresh token was refused (${(error as { error?: string }).error ?? failure.message}); ${loginHint(this.server)}`,
+          { server: this.server, phase: 'auth', cause: failure, ...(failure.status === undefined ? {} : { status: failure.status }) },
+        );
+      }
+      throw failure;
+    }
+    await this.save({ ...record, tokens: storedTokens(result, record.tokens.scope, refreshToken) });
+    this.obtainedAt = Date.now();
+  }
+
+  /** The authorization code flow with PKCE, from discovery to stored tokens. */
+  private async authorizeFlow(authorize: Authorize, scopes: Set<string> | undefined, redirectOverride?: string): Promise<void> {
+    const challenge = this.lastChallenge ?? (await this.probe());
+    const discovered = await discoverResource(this.http, this.options.resourceUrl, challenge?.resourceMetadata);
+    await this.reload();
+    const earlier = this.record;
+    const servers = discovered.metadata.authorization_servers as string[];
+    // Registration and tokens belong to one authorization server; keep using the one we know.
+    const issuer = earlier && servers.includes(earlier.issuer) ? earlier.issuer : servers[0];
+    const as = await this.authorizationServer(issuer);
+    const redirectUri = redirectOverride ?? this.options.redirectUri ?? this.config.redirectUri ?? (await loopbackRedirectUri());
+    const client = await resolveClient(
+      this.http,
+      as,
+      this.config,
+      earlier?.issuer === issuer ? earlier.client : undefined,
+      redirectUri,
+      this.options.clientName ?? 'lazy-mcp',
+    );
+    const base: OAuthRecord = { version: 1, server: this.server, resource: discovered.resource, issuer, client };
+    const kept = earlier?.issuer === issuer && earlier.resource === discovered.resource ? earlier.tokens : undefined;
+    // The registration is kept even if the user never completes the authorization.
+    if (client !== earlier?.client) await this.save(kept ? { ...base, tokens: kept } : base);
+
+    const scope = [...union(scopes ?? chooseScopes(challenge, discovered, this.config), this.wanted)].join(' ');
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint as string);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', client.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    url.searchParams.set('state', state);
+    url.searchParams.set('resource', discovered.resource);
+    if (scope !== '') url.searchParams.set('scope', scope);
+
+    let redirected: URL;
+    try {
+      redirected = await authorize(url, this.server);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      throw authError(this.http, 'auth-required', `the authorization was not completed (${(error as Error)?.message ?? String(error)}); ${loginHint(this.server)}`, {
+        cause: error,
+      });
+    }
+    const tokenUrl = new URL(as.token_endpoint as string);
+    let result: oauth.TokenEndpointResponse;
+    try {
+      // Checks state and, when present or promised, the issuer (RFC 9207) before the code is used.
+      const params = oauth.validateAuthResponse(as, libraryClient(client), redirected, state);
+      const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), clientAuth(client), params, redirectUri, verifier, {
+        ...libraryOptions(this.http, tokenUrl),
+        additionalParameters: { resource: discovered.resource },
+      });
+      result = await oauth.processAuthorizationCodeResponse(as, libraryClient(client), response);
+    } catch (error) {
+      throw fromLibraryError(this.http, error, 'authorization response', tokenUrl);
+    }
+    await this.save({ ...base, tokens: storedTokens(result, scope === '' ? undefined : scope) });
+    this.obtainedAt = Date.now();
+    for (const granted of splitScopes(result.scope ?? scope)) this.wanted.delete(granted);
+  }
+
+  /** An unauthenticated request to the server, for the challenge that names its metadata. */
+  private async probe(): Promise<BearerChallenge | undefined> {
+    const url = this.options.resourceUrl;
+    let response: Response;
+    try {
+      response = await this.http.fetch(url, {
+        headers: { accept: 'application/json, text/event-stream' },
+        signal: AbortSignal.timeout(this.http.timeoutMs),
+      });
+    } catch (error) {
+      throw unreachable(this.http, url, 'server', error);
+    }
+    await response.body?.cancel();
+    return response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
+  }
+}
+
+/** The scopes to ask for: the challenge's, else the resource's `scopes_supported`, else the configured ones. */
+function chooseScopes(challenge: BearerChallenge | undefined, discovered: DiscoveredResource, config: OAuthConfig): Set<string> {
+  if (challenge?.scope) return splitScopes(challenge.scope);
+  const supported = discovered.metadata.scopes_supported;
+  if (Array.isArray(supported) && supported.length > 0) return new Set(supported);
+  return new Set(config.scopes ?? []);
+}
+
+function storedTokens(result: oauth.TokenEndpointResponse, requestedScope: string | undefined, previousRefresh?: string): StoredTokens {
+  const tokens: StoredTokens = { accessToken: result.access_token, tokenType: result.token_type };
+  const refreshToken = result.refresh_token ?? previousRefresh;
+  if (refreshToken !== undefined) tokens.refreshToken = refreshToken;
+  if (typeof result.expires_in === 'number') tokens.expiresAt = Date.now() + result.expires_in * 1000;
+  const scope = result.scope ?? requestedScope;
+  if (scope !== undefined) tokens.scope = scope;
+  return tokens;
+}
+
+function splitScopes(scope: string | undefined): Set<string> {
+  return new Set((scope ?? '').split(' ').filter((s) => s !== ''));
+}
+
+function union(a: Iterable<string>, b: Iterable<string>): Set<string> {
+  return new Set([...a, ...b]);
+}
+
+/** `http://127.0.0.1:<port>/callback` with a port free right now, for a loopback redirect listener. */
+export async function loopbackRedirectUri(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return `http://127.0.0.1:${port}/callback`;
+}
