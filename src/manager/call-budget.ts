@@ -56,6 +56,19 @@ export class CallBudget {
     };
   }
 
+  /**
+   * A request's time-out, told against the call's whole budget: the request only had what
+   * the wait for a start left it, but the caller set the call's `timeout`.
+   */
+  explain(error: unknown): unknown {
+    const limit = Math.min(bound(this.options.timeout), bound(this.options.maxTotalTimeout));
+    if (!(error instanceof McpError) || error.code !== 'timeout' || limit === Infinity) return error;
+    const message = error.message.replace(/timed out after \d+ ms/, `timed out after ${limit} ms`);
+    if (message === error.message) return error;
+    const { server, phase, stderrTail } = error;
+    return new McpError('timeout', message, { server, phase, stderrTail, cause: error.cause });
+  }
+
   private get elapsed(): number {
     return performance.now() - this.began;
   }

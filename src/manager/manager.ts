@@ -291,7 +291,11 @@ export class McpServerManager extends EventEmitter {
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`);
-    return this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter);
+    try {
+      return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter);
+    } catch (error) {
+      throw budget.explain(error);
+    }
   }
 
   private async callServerIn(

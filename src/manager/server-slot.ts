@@ -63,7 +63,7 @@ export class ServerSlot {
     if (entry.kind === 'http') {
       this.lastError = new McpError(
         'unsupported-transport',
-        `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported yet; lazy-mcp runs stdio servers only`,
+        `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported; lazy-mcp runs stdio servers only`,
         { server: entry.name, phase: 'config' },
       );
     }
@@ -89,11 +89,11 @@ export class ServerSlot {
 
   status(): ServerStatus {
     const client = this.client;
-    const entry = this.entry as { transport?: 'http' | 'sse'; url?: string };
+    const remote = 'config' in this.entry && 'url' in this.entry.config ? this.entry.config : undefined;
     return {
       state: this.current,
-      transport: entry.transport ?? 'stdio',
-      ...(entry.url === undefined ? {} : { url: entry.url }),
+      transport: remote?.transport ?? 'stdio',
+      ...(remote ? { url: remote.url } : {}),
       ...(client?.isOpen ? { pid: client.pid, protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: Math.max(0, this.started - 1),
       ...(this.lastError ? { lastError: this.lastError } : {}),

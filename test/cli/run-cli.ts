@@ -83,7 +83,10 @@ export function childrenOf(ppid: number): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const status = readFileSync(`/proc/${entry}/status`, 'utf8');
-      if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) === ppid && !/^State:\s+Z/m.test(status)) found.push(Number(entry));
+      if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== ppid || /^State:\s+Z/m.test(status)) continue;
+      // The host's reaper watches over the servers; it is not one of them.
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('lazy-mcp-reaper')) continue;
+      found.push(Number(entry));
     } catch {
       // gone while we looked
     }
