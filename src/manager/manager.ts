@@ -198,11 +198,7 @@ export class McpServerManager extends EventEmitter {
 
   /** Resource templates of one server, or of every enabled server. */
   async listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
-    this.assertOpen();
-    return this.fromServers(undefined, server, async (slot) => {
-      const templates = await slot.run((client) => (client.capabilities.resources ? client.listResourceTemplates() : Promise.resolve([])));
-      return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
-    });
+    return this.templatesIn(undefined, server);
   }
 
   async readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
@@ -327,6 +323,14 @@ export class McpServerManager extends EventEmitter {
     return (await this.each(this.enabledSlots(view), list)).flat();
   }
 
+  private async templatesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResourceTemplate[]> {
+    this.assertOpen();
+    return this.fromServers(view, server, async (slot) => {
+      const templates = await slot.run((client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])));
+      return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
+    });
+  }
+
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
     return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options);
@@ -448,6 +452,7 @@ export class McpServerManager extends EventEmitter {
       callTool: (view, name, args, options, filter) => this.callIn(view, name, args, options, filter),
       callServerTool: (view, server, tool, args, options, filter) => this.callServerIn(view, server, tool, args, options, filter),
       listResources: (view, server) => this.resourcesIn(view, server),
+      listResourceTemplates: (view, server) => this.templatesIn(view, server),
       readResource: (view, server, uri, options) => this.readIn(view, server, uri, options),
     };
   }
@@ -480,6 +485,12 @@ export class McpServerManager extends EventEmitter {
 
 /** Listeners whose exception was already reported. */
 const failedListeners = new WeakSet<object>();
+
+/** A server with resources but without templates may answer -32601 (method not found): that is no templates, not a failure. */
+function noTemplates(error: unknown): ResourceTemplate[] {
+  if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
+  throw error;
+}
 
 /** The call's options, with progress also counting as activity for idle stop. */
 function withActivity(options: CallOptions, touch: () => void): CallOptions {

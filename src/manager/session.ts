@@ -1,6 +1,6 @@
 import { McpError } from '../errors.js';
 import type { CallOptions, CallToolResult, ReadResourceResult } from '../protocol/types.js';
-import type { ManagedResource } from './manager.js';
+import type { ManagedResource, ManagedResourceTemplate } from './manager.js';
 import { abortable } from './abortable.js';
 import type { ToolMatch } from '../model/tool-search.js';
 import type { ToolPredicate } from './tool-filter.js';
@@ -16,6 +16,7 @@ export interface SessionCore {
   callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate): Promise<CallToolResult>;
   callServerTool(view: View, server: string, tool: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate): Promise<CallToolResult>;
   listResources(view: View, server: string | undefined): Promise<ManagedResource[]>;
+  listResourceTemplates(view: View, server: string | undefined): Promise<ManagedResourceTemplate[]>;
   readResource(view: View, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult>;
 }
 
@@ -66,6 +67,10 @@ export class ToolSession {
   /** Resources of one server of this session, or of all of them. */
   listResources(server?: string): Promise<ManagedResource[]> {
     return this.track({}, (o) => abortable(this.core.listResources(this.view, server), o.signal, 'listing resources'));
+  }
+
+  listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
+    return this.track({}, (o) => abortable(this.core.listResourceTemplates(this.view, server), o.signal, 'listing resource templates'));
   }
 
   readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
