@@ -286,7 +286,7 @@ export class McpServerManager extends EventEmitter {
     this.assertOpen();
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
-    const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`);
+    const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
     try {
       return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter);
     } catch (error) {

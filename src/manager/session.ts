@@ -26,6 +26,8 @@ export interface SessionCore {
  */
 export class ToolSession {
   private readonly inFlight = new Set<AbortController>();
+  /** Per caller signal, the calls it cancels and its one listener. */
+  private readonly followers = new Map<AbortSignal, { set: Set<AbortController>; onAbort: () => void }>();
   private closed = false;
 
   /** @internal Made by `McpServerManager.session()`. */
@@ -95,12 +97,15 @@ export class ToolSession {
     if (this.closed) throw this.closedError();
     this.core.assertOpen();
     const controller = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    const callerSignal = options.signal;
+    if (callerSignal?.aborted) controller.abort(callerSignal.reason);
+    else if (callerSignal) this.follow(callerSignal, controller);
     this.inFlight.add(controller);
     try {
-      return await work({ ...options, signal });
+      return await work({ ...options, signal: controller.signal });
     } catch (error) {
-      if (controller.signal.aborted && error instanceof McpError && error.code === 'cancelled') {
+      const closedBySession = controller.signal.reason instanceof McpError && controller.signal.reason.code === 'closed' && !callerSignal?.aborted;
+      if (closedBySession && error instanceof McpError && error.code === 'cancelled') {
         throw new McpError('closed', `${error.message.replace(/ was cancelled$/, '')} was cancelled: the session was closed`, {
           server: error.server,
           phase: error.phase,
@@ -110,7 +115,33 @@ export class ToolSession {
       throw error;
     } finally {
       this.inFlight.delete(controller);
+      if (callerSignal) this.unfollow(callerSignal, controller);
     }
+  }
+
+  /**
+   * Chains a caller's signal to a call's controller with one listener per signal however
+   * many calls share it (AbortSignal.any leaks on Node 20 and a listener per call trips
+   * MaxListenersExceededWarning).
+   */
+  private follow(signal: AbortSignal, controller: AbortController): void {
+    let followers = this.followers.get(signal);
+    if (!followers) {
+      const set = new Set<AbortController>();
+      followers = { set, onAbort: () => set.forEach((c) => c.abort(signal.reason)) };
+      this.followers.set(signal, followers);
+      signal.addEventListener('abort', followers.onAbort, { once: true });
+    }
+    followers.set.add(controller);
+  }
+
+  private unfollow(signal: AbortSignal, controller: AbortController): void {
+    const followers = this.followers.get(signal);
+    if (!followers) return;
+    followers.set.delete(controller);
+    if (followers.set.size > 0) return;
+    signal.removeEventListener('abort', followers.onAbort);
+    this.followers.delete(signal);
   }
 
   private closedError(): McpError {

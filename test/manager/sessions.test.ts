@@ -68,3 +68,33 @@ describe('sessions', () => {
     expect(() => manager.session()).toThrow(expect.objectContaining({ code: 'closed' }));
   });
 });
+
+describe('session calls sharing one caller signal', () => {
+  let manager: McpServerManager;
+  beforeEach(() => {
+    manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs') } });
+  });
+  afterEach(() => manager.shutdown());
+
+  it('add one listener to it however many are in flight, and all end when it aborts', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const session = manager.session();
+      const shared = new AbortController();
+      const ok = await Promise.all(Array.from({ length: 20 }, (_, i) => session.callTool('mcp__a__echo', { text: String(i) }, { signal: shared.signal })));
+      expect(ok).toHaveLength(20);
+      const slow = Array.from({ length: 20 }, () => session.callTool('mcp__a__slow', { ms: 20_000 }, { signal: shared.signal }));
+      await new Promise((r) => setTimeout(r, 50));
+      shared.abort();
+      const settled = await Promise.allSettled(slow);
+      expect(settled.every((s) => s.status === 'rejected' && (s.reason as { code: string }).code === 'cancelled')).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      session.close();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
