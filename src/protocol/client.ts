@@ -1,35 +1,61 @@
 import { EventEmitter } from 'node:events';
 import pTimeout from 'p-timeout';
-import { createMessageConnection, type MessageConnection, type MessageWriter } from 'vscode-jsonrpc';
 import type { z } from 'zod';
-import { McpError, type McpPhase } from '../errors.js';
-import { createMessageIO, type Framing } from '../transport/framing.js';
-import { type ExitStatus, type ProcessSpec, ServerProcess } from '../transport/server-process.js';
-import { MessageSplit, type NonRequestMessage } from './message-split.js';
-import { type PendingRequest, PendingRequests } from './pending-requests.js';
+import { McpError, type McpPhase, serverLabel } from '../errors.js';
+import type { Channel } from '../transport/channel.js';
+import type { Framing } from '../transport/framing.js';
+import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
+import { StdioChannel } from '../transport/stdio-channel.js';
+import { type IncomingRequestContext, RequestEngine } from './engine.js';
+import {
+  decodeModernResult,
+  MAX_INPUT_ROUNDS,
+  SERVER_INFO_META_KEY,
+  tooManyRounds,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  withEnvelope,
+} from './eras/modern.js';
 import { paginate } from './paginate.js';
-import { SessionErrors } from './session-errors.js';
 import {
   CallToolResultSchema,
+  CompleteResultSchema,
+  CreateMessageResultSchema,
+  DiscoverResultSchema,
+  ElicitResultSchema,
   EmptyResultSchema,
+  GetPromptResultSchema,
   InitializeResultSchema,
+  ListPromptsResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
   LogMessageParamsSchema,
-  ProgressParamsSchema,
   ReadResourceResultSchema,
 } from './schemas.js';
 import {
+  ALL_PROTOCOL_VERSIONS,
+  type CacheHints,
   type CallOptions,
   type CallToolResult,
+  type Completion,
+  type CreateMessageRequest,
+  type ElicitRequest,
+  type ElicitResult,
+  type GetPromptResult,
+  type HostHandlers,
+  type HostRequestContext,
   type Implementation,
-  type InitializeResult,
   LATEST_PROTOCOL_VERSION,
   type LogMessage,
+  MODERN_PROTOCOL_VERSION,
+  type Prompt,
+  type PromptRef,
+  type ProtocolEra,
+  type ProtocolRevision,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
+  type ResourceTemplateRef,
   type Root,
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -40,7 +66,7 @@ import {
 export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
   /** Wire framing. Default `"newline"` (MCP stdio). */
   framing?: Framing;
-  /** Per-request timeout in ms, `initialize` included. Default 30000. */
+  /** Per-request timeout in ms, the handshake included. Default 30000. */
   timeout?: number;
 }
 
@@ -54,6 +80,9 @@ export interface McpClientEvents {
   noise: (line: string) => void;
   toolsChanged: () => void;
   resourcesChanged: () => void;
+  promptsChanged: () => void;
+  /** `notifications/resources/updated` for a subscribed resource. */
+  resourceUpdated: (uri: string) => void;
   /** The session ended; `reason` is `closed` after `close()`, else why the server went away. */
   close: (reason: McpError) => void;
   /** The server process exited; `reason` is why the session ended (`closed` when we closed it). */
@@ -61,11 +90,11 @@ export interface McpClientEvents {
 }
 
 export interface ConnectOptions {
-  /** Labels errors and messages: `server "fs": …`. */
+  /** Labels errors and messages: `server "fs": …`; also `HostRequestContext.server`. */
   name?: string;
-  /** Sent as `clientInfo` in `initialize`. Default `{ name: "lazy-mcp", version: … }`. */
+  /** Sent as `clientInfo` (`initialize`, or every 2026 request's `_meta`). Default `{ name: "lazy-mcp", version: … }`. */
   clientInfo?: Implementation;
-  /** Offered to the server through `roots/list`; the `roots` capability is declared only if given. */
+  /** Offered to the server through `roots/list`; the `roots` capability is declared only if given (or a roots handler). */
   roots?: Root[];
   /** Largest accepted message in bytes; a larger one closes the connection. Default 64 MiB. */
   maxMessageBytes?: number;
@@ -75,231 +104,294 @@ export interface ConnectOptions {
   shutdownGraceMs?: number;
   /** Listeners attached before the server is spawned. */
   listeners?: Partial<McpClientEvents>;
-  /** Aborts the start (spawn and handshake) only; once connected the process is the client's. */
+  /**
+   * Aborts the start (spawn and handshake) only: `connect` rejects with `cancelled` at
+   * once and the server is stopped in the background. Once connected the process is the client's.
+   */
   signal?: AbortSignal;
+  /** `"auto"` (default): 2026-07-28 when the server speaks it, else the newest legacy revision; or one revision to insist on. */
+  protocolVersion?: 'auto' | ProtocolRevision;
+  /** The era this server was found to speak before (e.g. from a cache): negotiation starts there instead of probing. */
+  era?: ProtocolEra;
+  /** The host's answers to the server's questions; the default for calls that bring none. */
+  handlers?: HostHandlers;
+  /** Declare these capabilities even without a default handler (calls bring their own). */
+  capabilities?: { elicitation?: boolean; sampling?: boolean; roots?: boolean };
+  /**
+   * Checks an accepted form elicitation answer against the request's `requestedSchema`
+   * (and applies its defaults) before it is sent; a throw declines. Default: sent as is.
+   */
+  validateElicitation?: (request: ElicitRequest, result: ElicitResult) => ElicitResult;
+}
+
+/** Per-request options, plus what the manager attaches to route a server's questions. */
+export interface RequestOptions extends CallOptions {
+  /** Answers the server's questions caused by this request (MRTR rounds, related legacy requests). Default: the client's. */
+  handlers?: HostHandlers;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_CLIENT_INFO: Implementation = { name: 'lazy-mcp', version: '0.1.0' };
-/** How long a closed stdout may wait for the exit status, so the error can say how the server ended. */
-const EXIT_STATUS_WAIT_MS = 200;
+/** Longest wait for an answer to a `server/discover` probe before calling the server legacy. */
+export const DISCOVER_PROBE_MS = 10_000;
+
+/** What the negotiation found. */
+interface Negotiated {
+  era: ProtocolEra;
+  protocolVersion: string;
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+}
+
+/** What a pending request carries for the server's questions about it. */
+interface RequestScope {
+  handlers?: HostHandlers;
+  toolCall?: { name: string; arguments: object };
+}
+
+type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
 
 /**
- * One MCP session over one stdio server process: the handshake, typed requests with
- * timeouts, cancellation and progress, and the server's own requests and notifications.
+ * One MCP session over one {@link Channel}, in either protocol era: negotiation, typed
+ * requests with timeouts, cancellation and progress, the 2026 multi round-trip requests,
+ * and the server's own requests and notifications.
  */
 export class McpClient extends EventEmitter {
-  private readonly pending = new PendingRequests((request, why) =>
-    this.cancel(request.id, why === 'total' ? this.errors.timeout(request, request.totalTimeoutMs!, ' in total') : this.errors.timeout(request, request.timeoutMs)),
-  );
-  private readonly connection: MessageConnection;
-  private readonly writer: MessageWriter;
+  private readonly engine: RequestEngine;
   private readonly name: string | undefined;
-  private readonly errors: SessionErrors;
-  private readonly defaultTimeout: number;
-  private nextId = 0;
-  private endReason: McpError | undefined;
-  private goingAway: Promise<void> | undefined;
-  private readonly stdoutClosed: Promise<void>;
-  private markStdoutClosed!: () => void;
+  private negotiated: Negotiated | undefined;
   private closing: Promise<void> | undefined;
-  private init: InitializeResult | undefined;
+  /**
+   * The cache hints (`ttlMs`, `cacheScope`) of the last complete answer to each list
+   * method, 2026 era only; the first page's hints when a listing spans pages.
+   */
+  readonly lastCacheHints: Partial<Record<ListMethod, CacheHints>> = {};
 
-  /** Spawns the server and completes the `initialize` handshake. */
+  /** Spawns the stdio server and negotiates the protocol. */
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
-    const { framing: _framing, timeout: _timeout, ...spec } = config;
-    const process = await ServerProcess.spawn({ ...spec, name: options.name });
-    let client: McpClient;
-    try {
-      client = new McpClient(process, config, options);
-    } catch (error) {
-      await process.close(0);
-      throw error;
+    if (options.signal?.aborted) throw connectCancelled(options.name, options.signal);
+    const { framing, timeout: _timeout, ...spec } = config;
+    const opening = StdioChannel.open(spec, {
+      name: options.name,
+      framing,
+      maxMessageBytes: options.maxMessageBytes,
+      shutdownGraceMs: options.shutdownGraceMs,
+    });
+    return McpClient.start(opening, options, config.timeout);
+  }
+
+  /** A session over a channel that is already open; the client owns it from now on (closes it on failure). */
+  static over(channel: Channel, options: ConnectOptions = {}): Promise<McpClient> {
+    if (options.signal?.aborted) {
+      void channel.close(options.shutdownGraceMs);
+      return Promise.reject(connectCancelled(options.name, options.signal));
     }
-    const onAbort = () => void client.close();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    try {
-      // The deadline bounds the handshake only; once it settles the process is the client's.
-      const timeout = client.defaultTimeout;
-      await pTimeout(client.initialize(options), { milliseconds: timeout, message: client.errors.initializeTimeout(timeout) });
-    } catch (error) {
-      await client.close();
-      throw client.errors.withStderr(error as McpError, process.stderrTail());
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-    }
-    return client;
+    return McpClient.start(Promise.resolve(channel), options, undefined);
+  }
+
+  private static start(opening: Promise<Channel>, options: ConnectOptions, configTimeout: number | undefined): Promise<McpClient> {
+    const { signal } = options;
+    return new Promise<McpClient>((resolve, reject) => {
+      let client: McpClient | undefined;
+      let settled = false;
+      // An abort rejects at once; the teardown it starts is owned by the channel and bounded by its grace.
+      const onAbort = () => {
+        if (settled) return;
+        settled = true;
+        reject(connectCancelled(options.name, signal!));
+        if (client) void client.close();
+        else opening.then((channel) => channel.close(options.shutdownGraceMs), () => undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const attempt = (async () => {
+        const channel = await opening;
+        if (settled) return undefined;
+        client = new McpClient(channel, options, configTimeout);
+        const timeout = client.engine.defaultTimeout;
+        await pTimeout(client.negotiate(), { milliseconds: timeout, message: client.engine.errors.initializeTimeout(timeout) });
+        return client;
+      })();
+      attempt
+        .then(
+          (connected) => {
+            if (!connected) return;
+            if (settled) return void connected.close();
+            settled = true;
+            resolve(connected);
+          },
+          async (error: McpError) => {
+            if (settled) return;
+            const tail = client?.stderrTail() ?? [];
+            await client?.close();
+            if (settled) return;
+            settled = true;
+            reject(client ? client.engine.errors.withStderr(error, tail) : error);
+          },
+        )
+        .finally(() => signal?.removeEventListener('abort', onAbort));
+    });
   }
 
   private constructor(
-    private readonly process: ServerProcess,
-    config: ServerConfig,
+    private readonly channel: Channel,
     private readonly options: ConnectOptions,
+    configTimeout: number | undefined,
   ) {
     super();
     this.name = options.name;
-    this.errors = new SessionErrors(options.name);
-    this.defaultTimeout = config.timeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS;
+    this.engine = new RequestEngine(channel, { name: options.name, timeout: configTimeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS });
     for (const [event, listener] of Object.entries(options.listeners ?? {})) this.on(event, listener);
-
-    process.on('stderr', (line) => this.emit('stderr', line));
-    process.on('exit', (status) => void this.peerGone().then(() => this.emit('exit', status, this.endReason)));
-
-    const io = createMessageIO(config.framing ?? 'newline', process.stdout, process.stdin, {
-      maxMessageBytes: options.maxMessageBytes,
-    });
-    io.reader.onNoise((line) => this.emit('noise', line));
-    this.writer = io.writer;
-    const reader = new MessageSplit(io.reader, (message) => this.handle(message));
-    reader.onError((error) => {
-      if (error instanceof McpError) this.end(this.errors.connection(error));
-    });
-    this.stdoutClosed = new Promise((resolve) => (this.markStdoutClosed = resolve));
-    reader.onClose(() => {
-      this.markStdoutClosed();
-      void this.peerGone();
-    });
-    this.writer.onError(() => void this.peerGone());
-
-    this.connection = createMessageConnection(reader, this.writer);
-    this.connection.onRequest('ping', () => ({}));
-    const roots = options.roots;
-    if (roots) this.connection.onRequest('roots/list', () => ({ roots }));
-    this.connection.onError(() => undefined);
-    this.connection.listen();
+    channel.onStderr?.((line) => this.emitSafely('stderr', line));
+    channel.onExit?.((status) => this.emitSafely('exit', status, this.engine.closedReason));
+    channel.onNoise((text) => this.emitSafely('noise', text));
+    this.engine.onInvalid((message) => this.emitSafely('noise', JSON.stringify(message).slice(0, 1000)));
+    this.engine.onClose((reason) => this.emitSafely('close', reason));
+    this.listenToServer();
   }
 
-  /** The server's `initialize` answer: `serverInfo`, `capabilities`, `instructions`, `protocolVersion`. */
+  /** What the server said about itself (`initialize` or `server/discover`). */
   get serverInfo(): Implementation {
-    return this.initialized.serverInfo;
+    return this.state.serverInfo;
   }
   get capabilities(): ServerCapabilities {
-    return this.initialized.capabilities;
+    return this.state.capabilities;
   }
   get instructions(): string | undefined {
-    return this.initialized.instructions;
+    return this.state.instructions;
   }
+  /** The revision in use: `2026-07-28` or the legacy revision the server answered. */
   get protocolVersion(): string {
-    return this.initialized.protocolVersion;
+    return this.state.protocolVersion;
   }
+  /** `2026` (stateless revision 2026-07-28) or `legacy` (an `initialize` revision). */
+  get era(): ProtocolEra {
+    return this.state.era;
+  }
+  /** The server process's pid on stdio; NaN on a channel without a process. */
   get pid(): number {
-    return this.process.pid;
+    return this.channel.info.pid ?? Number.NaN;
+  }
+  /** The channel's transport: `stdio`, `http`, `sse` or `memory`. */
+  get transport(): Channel['info']['transport'] {
+    return this.channel.info.transport;
   }
   /** Whether the session still works (not closed, server not gone). */
   get isOpen(): boolean {
-    return this.endReason === undefined;
+    return this.engine.closedReason === undefined;
   }
   /** Requests waiting for an answer. */
   get inFlight(): number {
-    return this.pending.size;
+    return this.engine.inFlight;
   }
   stderrTail(): string[] {
-    return this.process.stderrTail();
+    return this.channel.info.stderrTail();
   }
 
   listTools(options?: CallOptions): Promise<Tool[]> {
-    return paginate(this.name, 'tools/list', 'tools', (cursor) =>
-      this.request('tools/list', cursor === undefined ? {} : { cursor }, ListToolsResultSchema, 'tools/list', options),
-    );
+    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), ListToolsResultSchema, 'tools/list', options));
   }
 
-  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.request('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, true, `tools/call ${JSON.stringify(name)}`);
+  callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
+    const scope: RequestScope = { handlers: options.handlers, toolCall: { name, arguments: args } };
+    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, `tools/call ${JSON.stringify(name)}`, true, scope);
+  }
+
+  listPrompts(options?: CallOptions): Promise<Prompt[]> {
+    return paginate(this.name, 'prompts/list', 'prompts', (cursor) => this.call('prompts/list', page(cursor), ListPromptsResultSchema, 'prompts/list', options));
+  }
+
+  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.call('prompts/get', { name, arguments: args }, GetPromptResultSchema, 'prompts/get', options, `prompts/get ${JSON.stringify(name)}`);
+  }
+
+  async complete(
+    ref: PromptRef | ResourceTemplateRef,
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options?: CallOptions,
+  ): Promise<Completion> {
+    const params = { ref, argument, ...(context ? { context } : {}) };
+    return (await this.call('completion/complete', params, CompleteResultSchema, 'completion/complete', options)).completion;
   }
 
   listResources(options?: CallOptions): Promise<Resource[]> {
     return paginate(this.name, 'resources/list', 'resources', (cursor) =>
-      this.request('resources/list', cursor === undefined ? {} : { cursor }, ListResourcesResultSchema, 'resources/list', options),
+      this.call('resources/list', page(cursor), ListResourcesResultSchema, 'resources/list', options),
     );
   }
 
-  listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
-    return paginate(this.name, 'resources/templates/list', 'resourceTemplates', (cursor) =>
-      this.request(
-        'resources/templates/list',
-        cursor === undefined ? {} : { cursor },
-        ListResourceTemplatesResultSchema,
-        'resources/templates/list',
-        options,
-      ),
-    );
+  /** A server that answers -32601 (it has resources but no templates) has none: `[]`. */
+  async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
+    try {
+      return await paginate(this.name, 'resources/templates/list', 'resourceTemplates', (cursor) =>
+        this.call('resources/templates/list', page(cursor), ListResourceTemplatesResultSchema, 'resources/templates/list', options),
+      );
+    } catch (error) {
+      if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
+      throw error;
+    }
   }
 
-  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
-    return this.request('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, false, `resources/read ${JSON.stringify(uri)}`);
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.call('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
   }
 
+  /** Legacy `resources/subscribe`; updates arrive as `resourceUpdated` events. (2026: not yet, see `subscriptions/listen`.) */
+  async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    this.requireLegacy('resources/subscribe');
+    await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+  }
+
+  async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    this.requireLegacy('resources/unsubscribe');
+    await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+  }
+
+  /** Legacy `logging/setLevel`. The 2026 revision has no such method (a log level travels per request): a no-op there. */
+  async setLogLevel(level: string, options?: CallOptions): Promise<void> {
+    if (this.era === '2026') return;
+    await this.call('logging/setLevel', { level }, EmptyResultSchema, 'logging/setLevel', options);
+  }
+
+  /** The health probe: `ping` in the legacy era, `server/discover` in 2026 (which has no `ping`). */
   async ping(options?: CallOptions): Promise<void> {
-    await this.request('ping', {}, EmptyResultSchema, 'ping', options);
+    if (this.era === '2026') await this.call('server/discover', {}, DiscoverResultSchema, 'discover', options);
+    else await this.call('ping', {}, EmptyResultSchema, 'ping', options);
+  }
+
+  /** Same as {@link ping}: the era's own liveness check. */
+  probe(options?: CallOptions): Promise<void> {
+    return this.ping(options);
   }
 
   /**
-   * The one request path under every typed method: sends, waits with a timeout that
-   * progress may restart, cancels on timeout or abort, and validates the answer.
+   * A request with a result schema, in the session's era: the 2026 envelope, `resultType`
+   * and multi round-trip rounds are added when the era needs them.
    */
   request<S extends z.ZodType>(
     method: string,
     params: Record<string, unknown>,
     schema: S,
     phase: McpPhase,
-    options: CallOptions = {},
+    options: RequestOptions = {},
     withProgress = options.onProgress !== undefined,
     label = method,
   ): Promise<z.infer<S>> {
-    if (this.endReason) return Promise.reject(this.errors.forRequest(this.endReason, { label, phase }));
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(this.errors.cancelled({ label, phase }, signal));
-    const badOption = invalidDuration(options, 'timeout') ?? invalidDuration(options, 'maxTotalTimeout');
-    if (badOption) return Promise.reject(badOption);
-    const id = ++this.nextId;
-    const timeoutMs = options.timeout ?? this.defaultTimeout;
-    return new Promise((resolve, reject) => {
-      const now = performance.now();
-      const request: PendingRequest = {
-        id,
-        label,
-        phase,
-        schema,
-        timeoutMs,
-        totalTimeoutMs: options.maxTotalTimeout,
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
-        onProgress: options.onProgress,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        deadline: now + timeoutMs,
-        totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
-      };
-      if (signal) {
-        request.signal = signal;
-        request.onAbort = () => this.cancel(id, this.errors.cancelled(request, signal));
-        signal.addEventListener('abort', request.onAbort, { once: true });
-      }
-      this.pending.add(request);
-      const sent = withProgress ? { ...params, _meta: { ...(params._meta as object), progressToken: id } } : params;
-      this.writer.write({ jsonrpc: '2.0', id, method, params: sent } as never).catch((error: unknown) => {
-        // A message that cannot be encoded fails alone; any other write failure means the pipe is gone.
-        if (!(error instanceof McpError)) void this.peerGone();
-        else if (this.pending.take(id)) reject(this.errors.unsendable(request, error));
-      });
-    });
+    return this.call(method, params, schema, phase, options, label, withProgress);
   }
 
   /** Sends a notification to the server. */
-  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    if (this.endReason) throw this.errors.forRequest(this.endReason, { label: method, phase: this.endReason.phase ?? 'initialize' });
-    await this.writer.write({ jsonrpc: '2.0', method, params } as never);
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.engine.notify(method, params);
   }
 
   /**
-   * Ends the session: pending requests reject with `closed`, then the server process is
-   * closed (stdin, SIGTERM, SIGKILL within `shutdownGraceMs`). Idempotent; never throws.
+   * Ends the session: pending requests reject with `closed`, then the channel is closed
+   * (a process: stdin, SIGTERM, SIGKILL within `shutdownGraceMs`). Idempotent; never throws.
    */
   close(graceMs = this.options.shutdownGraceMs ?? 2000): Promise<void> {
-    this.closing ??= (async () => {
-      this.end(this.errors.closed());
-      await this.process.close(graceMs);
-    })();
+    this.closing ??= this.engine.close(graceMs).catch(() => undefined);
     return this.closing;
   }
 
@@ -307,131 +399,282 @@ export class McpClient extends EventEmitter {
     await this.close();
   }
 
-  private get initialized(): InitializeResult {
-    if (!this.init) throw new McpError('protocol-error', 'the session is not initialized', {});
-    return this.init;
+  private get state(): Negotiated {
+    if (!this.negotiated) throw new McpError('protocol-error', `${serverLabel(this.name)}the session is not initialized`, { server: this.name });
+    return this.negotiated;
   }
 
-  private async initialize(options: ConnectOptions): Promise<void> {
-    const result = await this.request(
-      'initialize',
-      {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: options.roots ? { roots: { listChanged: false } } : {},
-        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      },
-      InitializeResultSchema,
-      'initialize',
-      { timeout: Infinity },
-    );
-    if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
-      throw this.errors.unsupportedVersion(result.protocolVersion, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS);
-    }
-    this.init = result;
-    await this.notify('notifications/initialized');
-  }
-
-  private handle(message: NonRequestMessage): void {
-    if (message.kind === 'response') this.settle(message.id, message.result, message.error);
-    else if (message.kind === 'notification') this.notification(message.method, message.params);
-    else this.emit('noise', JSON.stringify(message.message).slice(0, 1000));
-  }
-
-  private settle(id: unknown, result: unknown, error: unknown): void {
-    // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
-    const request = this.pending.take(id);
-    if (!request) return;
-    if (error !== undefined) {
-      request.reject(this.errors.rpc(request, error));
-      return;
-    }
-    const parsed = request.schema.safeParse(result);
-    if (parsed.success) request.resolve(parsed.data);
-    else {
-      const issue = parsed.error.issues[0];
-      request.reject(this.errors.invalidResult(request, issue.path.length > 0 ? issue.path.join('.') : 'result', issue.message, parsed.error));
-    }
-  }
-
-  private notification(method: string, params: unknown): void {
-    switch (method) {
-      case 'notifications/progress': {
-        const parsed = ProgressParamsSchema.safeParse(params);
-        const request = parsed.success ? this.pending.get(parsed.data.progressToken) : undefined;
-        if (!parsed.success || !request) return;
-        if (request.resetTimeoutOnProgress) request.deadline = performance.now() + request.timeoutMs;
-        const { progress, total, message } = parsed.data;
-        try {
-          request.onProgress?.({ progress, total, message });
-        } catch {
-          // A listener's bug must not break the connection.
-        }
-        return;
-      }
-      case 'notifications/message': {
-        const parsed = LogMessageParamsSchema.safeParse(params);
-        if (parsed.success) this.emit('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
-        return;
-      }
-      case 'notifications/tools/list_changed':
-        this.emit('toolsChanged');
-        return;
-      case 'notifications/resources/list_changed':
-        this.emit('resourcesChanged');
-        return;
-      default:
-      // Other notifications (cancelled, resources/updated, …) need nothing from us.
-    }
-  }
-
-  /** Gives up on a request: tells the server (never for `initialize`) and rejects the caller. */
-  private cancel(id: number, error: McpError): void {
-    const request = this.pending.take(id);
-    if (!request) return;
-    if (request.phase !== 'initialize' && !this.endReason) {
-      this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
-    }
-    request.reject(error);
+  private call<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: S,
+    phase: McpPhase,
+    options: RequestOptions = {},
+    label = method,
+    withProgress?: boolean,
+    scope: RequestScope = { handlers: options.handlers },
+  ): Promise<z.infer<S>> {
+    if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, phase, label, withProgress, scope }, options);
+    return this.callModern(method, params, schema, phase, options, label, withProgress, scope);
   }
 
   /**
-   * The process exited, its stdout closed, or a write failed. Answers may still sit in
-   * the pipe after an exit, and the exit status may lag a closed stdout, so wait a
-   * moment (bounded) for both before failing what is pending.
+   * A 2026 request: each round carries the `_meta` envelope; an `input_required` answer is
+   * answered with the calling request's own handlers and the request sent again on a fresh
+   * id with `inputResponses` and the `requestState` exactly as received.
    */
-  private peerGone(): Promise<void> {
-    if (this.endReason) return Promise.resolve();
-    this.goingAway ??= this.waitAndEnd();
-    return this.goingAway;
+  private async callModern<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: S,
+    phase: McpPhase,
+    options: RequestOptions,
+    label: string,
+    withProgress: boolean | undefined,
+    scope: RequestScope,
+  ): Promise<z.infer<S>> {
+    const started = performance.now();
+    let retry: Record<string, unknown> = {};
+    for (let round = 1; ; round++) {
+      const total = options.maxTotalTimeout;
+      const roundOptions = total === undefined ? options : { ...options, maxTotalTimeout: Math.max(0, total - (performance.now() - started)) };
+      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.clientCapabilities());
+      const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, scope }, roundOptions);
+      const decoded = decodeModernResult(this.name, phase, method, raw);
+      if (decoded.kind === 'complete') {
+        if (method.endsWith('/list') && decoded.hints && !('cursor' in params)) this.lastCacheHints[method as ListMethod] = decoded.hints;
+        const parsed = schema.safeParse(decoded.result);
+        if (!parsed.success) throw this.engine.errors.fromIssues({ label, phase }, parsed.error);
+        return parsed.data;
+      }
+      if (round >= MAX_INPUT_ROUNDS) throw tooManyRounds(this.name, phase, label);
+      const inputResponses: Record<string, unknown> = {};
+      const signal = options.signal ?? new AbortController().signal;
+      await Promise.all(
+        Object.entries(decoded.inputRequests).map(async ([key, input]) => {
+          inputResponses[key] = await this.answerModern(input.method, input.params, scope, signal, phase);
+        }),
+      );
+      retry = { inputResponses, ...(decoded.requestState === undefined ? {} : { requestState: decoded.requestState }) };
+    }
   }
 
-  private async waitAndEnd(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all([this.process.exited, this.stdoutClosed]),
-      new Promise((resolve) => (timer = setTimeout(resolve, EXIT_STATUS_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
-    const status = this.process.exitStatus;
-    const tail = this.process.stderrTail();
-    this.end(status ? this.errors.peerExited(status, tail) : this.errors.peerEof(tail));
+  /** One input request of an MRTR round; one we did not declare is the server's fault. */
+  private async answerModern(method: string, params: unknown, scope: RequestScope, signal: AbortSignal, phase: McpPhase): Promise<unknown> {
+    try {
+      return await this.answer(method, params, scope, signal);
+    } catch (error) {
+      if (error instanceof McpError && error.rpc?.code === -32601) {
+        throw new McpError('protocol-error', `${serverLabel(this.name)}the server asked for ${method}, which this client did not declare`, { server: this.name, phase });
+      }
+      throw error;
+    }
   }
 
-  /** The session is over: everything pending rejects at once, and a live process is stopped. */
-  private end(reason: McpError): void {
-    if (this.endReason) return;
-    this.endReason = reason;
-    this.pending.rejectAll((request) => this.errors.forRequest(reason, request));
-    this.connection?.dispose();
-    // Also after the leader died: a wrapper's children may live on in its group.
-    if (reason.code !== 'closed') void this.close();
-    this.emit('close', reason);
+  /** Answers a server's question with the handlers of the request that caused it, else the client's. */
+  private async answer(method: string, params: unknown, scope: RequestScope | undefined, signal: AbortSignal): Promise<unknown> {
+    const handlers = scope?.handlers ?? this.options.handlers ?? {};
+    const ctx: HostRequestContext = { server: this.name ?? '', signal, ...(scope?.toolCall ? { toolCall: scope.toolCall } : {}) };
+    switch (method) {
+      case 'elicitation/create': {
+        if (!handlers.elicitation) return { action: 'decline' };
+        const request = (params ?? {}) as ElicitRequest;
+        const result = ElicitResultSchema.parse(await handlers.elicitation(request, ctx));
+        if (result.action !== 'accept' || !this.options.validateElicitation) return result;
+        try {
+          return this.options.validateElicitation(request, result);
+        } catch {
+          return { action: 'decline' };
+        }
+      }
+      case 'sampling/createMessage':
+        if (handlers.sampling) return CreateMessageResultSchema.parse(await handlers.sampling((params ?? {}) as CreateMessageRequest, ctx));
+        break;
+      case 'roots/list':
+        if (handlers.roots) return { roots: await handlers.roots(ctx) };
+        if (this.options.roots) return { roots: this.options.roots };
+        break;
+    }
+    throw new McpError('rpc-error', `Method not found: ${method}`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
+  }
+
+  private get clientInfo(): Implementation {
+    return this.options.clientInfo ?? DEFAULT_CLIENT_INFO;
+  }
+
+  /** A capability is declared only when a handler for it exists or the `capabilities` option names it. */
+  private clientCapabilities(): Record<string, unknown> {
+    const handlers = this.options.handlers ?? {};
+    const named = this.options.capabilities ?? {};
+    const capabilities: Record<string, unknown> = {};
+    if (this.options.roots || handlers.roots || named.roots) capabilities.roots = { listChanged: false };
+    if (handlers.elicitation || named.elicitation) capabilities.elicitation = { form: {}, url: {} };
+    if (handlers.sampling || named.sampling) capabilities.sampling = {};
+    return capabilities;
+  }
+
+  private listenToServer(): void {
+    const engine = this.engine;
+    engine.onRequest('ping', () => ({}));
+    // Legacy server→client requests: the handlers of the request they relate to when the transport says so.
+    for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
+      engine.onRequest(method, (params, ctx: IncomingRequestContext) => this.answer(method, params, ctx.related?.scope as RequestScope | undefined, ctx.signal));
+    }
+    engine.onNotification('notifications/message', (params) => {
+      const parsed = LogMessageParamsSchema.safeParse(params);
+      if (parsed.success) this.emitSafely('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
+    });
+    engine.onNotification('notifications/tools/list_changed', () => this.emitSafely('toolsChanged'));
+    engine.onNotification('notifications/resources/list_changed', () => this.emitSafely('resourcesChanged'));
+    engine.onNotification('notifications/prompts/list_changed', () => this.emitSafely('promptsChanged'));
+    engine.onNotification('notifications/resources/updated', (params) => {
+      const uri = (params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri === 'string') this.emitSafely('resourceUpdated', uri);
+    });
+  }
+
+  /**
+   * Era negotiation. On stdio, `initialize` goes first and the 2026 era is tried only when
+   * the server refuses it — SPEC's second strategy, chosen because it never costs a
+   * process: a legacy server (most of them, and some exit on any request before
+   * `initialize`) sees exactly the handshake it expects, no sibling process runs twice
+   * (with its locks, ports and side effects), and a 2026-only server answers `initialize`
+   * with an error naming its versions (the 2026-07-28 versioning page asks it to; the SDK
+   * v2 stdio entry does, and keeps the connection open for `server/discover`). A dual-era
+   * server therefore runs in the legacy era on stdio unless `protocolVersion` or `era`
+   * says 2026. Where no process can be lost (any other channel), or with the `era: '2026'`
+   * hint, `server/discover` goes first, bounded by {@link DISCOVER_PROBE_MS}, and any
+   * error that is not a recognized modern one falls back to `initialize`.
+   */
+  private async negotiate(): Promise<void> {
+    const wanted = this.options.protocolVersion ?? 'auto';
+    if (wanted !== 'auto' && !(ALL_PROTOCOL_VERSIONS as readonly string[]).includes(wanted)) {
+      throw new McpError(
+        'invalid-config',
+        `${serverLabel(this.name)}the protocolVersion option must be "auto" or one of ${ALL_PROTOCOL_VERSIONS.join(', ')}, got ${JSON.stringify(wanted)}`,
+        { server: this.name, phase: 'config' },
+      );
+    }
+    if (wanted === MODERN_PROTOCOL_VERSION) return this.discover(this.engine.defaultTimeout);
+    if (wanted !== 'auto') return this.initialize(wanted);
+    const modernFirst = this.options.era === '2026' || (this.options.era === undefined && this.channel.info.transport !== 'stdio');
+    if (modernFirst) {
+      try {
+        return await this.discover(Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout / 2));
+      } catch (error) {
+        if (!legacyVerdict(error)) throw error;
+      }
+      return this.initialize(LATEST_PROTOCOL_VERSION);
+    }
+    try {
+      return await this.initialize(LATEST_PROTOCOL_VERSION);
+    } catch (refused) {
+      if (!(refused instanceof McpError) || refused.code !== 'rpc-error') throw refused;
+      try {
+        return await this.discover(this.engine.defaultTimeout);
+      } catch (error) {
+        // Not a 2026 server either: the initialize refusal is what explains it.
+        throw legacyVerdict(error) ? refused : error;
+      }
+    }
+  }
+
+  private async initialize(offered: string): Promise<void> {
+    const result = await this.engine.request<z.infer<typeof InitializeResultSchema>>(
+      {
+        method: 'initialize',
+        params: { protocolVersion: offered, capabilities: this.clientCapabilities(), clientInfo: this.clientInfo },
+        schema: InitializeResultSchema,
+        phase: 'initialize',
+        silentCancel: true,
+      },
+      { timeout: Infinity },
+    );
+    const insisted = this.options.protocolVersion !== undefined && this.options.protocolVersion !== 'auto';
+    const accepted = insisted ? [offered] : (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]);
+    if (!accepted.includes(result.protocolVersion)) {
+      throw this.engine.errors.unsupportedVersion(result.protocolVersion, offered, insisted ? [offered] : SUPPORTED_PROTOCOL_VERSIONS);
+    }
+    this.negotiated = {
+      era: 'legacy',
+      protocolVersion: result.protocolVersion,
+      serverInfo: result.serverInfo,
+      capabilities: result.capabilities,
+      instructions: result.instructions,
+    };
+    this.channel.setProtocolVersion?.(result.protocolVersion);
+    await this.engine.notify('notifications/initialized');
+  }
+
+  /** `server/discover`; a server that answers but does not speak 2026-07-28 is a `protocol-error`. */
+  private async discover(timeout: number): Promise<void> {
+    let raw: unknown;
+    try {
+      raw = await this.engine.request(
+        { method: 'server/discover', params: withEnvelope({}, this.clientInfo, this.clientCapabilities()), phase: 'discover', silentCancel: true },
+        { timeout },
+      );
+    } catch (error) {
+      if (error instanceof McpError && error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) throw this.unsupportedModern(error.rpc.data);
+      throw error;
+    }
+    const decoded = decodeModernResult(this.name, 'discover', 'server/discover', raw);
+    if (decoded.kind !== 'complete') throw new McpError('protocol-error', `${serverLabel(this.name)}server/discover asked for input`, { server: this.name, phase: 'discover' });
+    const parsed = DiscoverResultSchema.safeParse(decoded.result);
+    if (!parsed.success) throw this.engine.errors.fromIssues({ label: 'server/discover', phase: 'discover' }, parsed.error);
+    const result = parsed.data;
+    if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) throw this.unsupportedModern({ supported: result.supportedVersions });
+    const metaInfo = (result._meta?.[SERVER_INFO_META_KEY] ?? undefined) as Implementation | undefined;
+    this.negotiated = {
+      era: '2026',
+      protocolVersion: MODERN_PROTOCOL_VERSION,
+      serverInfo: result.serverInfo ?? metaInfo ?? { name: 'unknown', version: '0.0.0' },
+      capabilities: result.capabilities,
+      instructions: result.instructions,
+    };
+    this.channel.setProtocolVersion?.(MODERN_PROTOCOL_VERSION);
+  }
+
+  private unsupportedModern(data: unknown): McpError {
+    const supported = (data as { supported?: unknown } | undefined)?.supported;
+    const list = Array.isArray(supported) ? supported.map(String).join(', ') : 'none named';
+    return new McpError(
+      'protocol-error',
+      `${serverLabel(this.name)}the server speaks protocol versions ${list}; lazy-mcp speaks ${ALL_PROTOCOL_VERSIONS.join(', ')}`,
+      { server: this.name, phase: 'discover' },
+    );
+  }
+
+  private requireLegacy(method: string): void {
+    if (this.era === '2026') {
+      throw new McpError('unsupported-transport', `${serverLabel(this.name)}${method} does not exist in revision 2026-07-28 (subscriptions/listen is not supported yet)`, {
+        server: this.name,
+        phase: 'resources/subscribe',
+      });
+    }
+  }
+
+  /** Emits without letting a listener's exception reach the engine or the channel. */
+  private emitSafely(event: string, ...args: unknown[]): void {
+    try {
+      this.emit(event, ...args);
+    } catch {
+      // A listener's bug must not break the session.
+    }
   }
 }
 
-/** An error for a per-request duration option that is not a non-negative number of ms (or Infinity). */
-function invalidDuration(options: CallOptions, field: 'timeout' | 'maxTotalTimeout'): McpError | undefined {
-  const value = options[field];
-  if (value === undefined || (typeof value === 'number' && value >= 0)) return undefined;
-  return new McpError('invalid-config', `the ${field} option must be a non-negative number of milliseconds, got ${String(value)} (${typeof value})`, {});
+function page(cursor: string | undefined): Record<string, unknown> {
+  return cursor === undefined ? {} : { cursor };
+}
+
+/** Whether a failed probe says "legacy server": any answer or silence that is not a recognized modern error. */
+function legacyVerdict(error: unknown): boolean {
+  if (!(error instanceof McpError)) return false;
+  if (error.code === 'timeout') return true;
+  return error.code === 'rpc-error' && error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION;
+}
+
+function connectCancelled(server: string | undefined, signal: AbortSignal): McpError {
+  return new McpError('cancelled', `${serverLabel(server)}connect was cancelled`, { server, phase: 'connect', cause: signal.reason });
 }

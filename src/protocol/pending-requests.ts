@@ -8,7 +8,8 @@ export interface PendingRequest {
   /** `tools/call "echo"`: how messages about this request name it. */
   readonly label: string;
   readonly phase: McpPhase;
-  readonly schema: z.ZodType;
+  /** Validates the result; none: the raw result is handed back (the 2026 era checks `resultType` first). */
+  readonly schema?: z.ZodType;
   readonly timeoutMs: number;
   readonly totalTimeoutMs?: number;
   readonly resetTimeoutOnProgress: boolean;
@@ -21,6 +22,8 @@ export interface PendingRequest {
   readonly totalDeadline: number;
   signal?: AbortSignal;
   onAbort?: () => void;
+  /** Whatever the caller attached (the client: the host handlers of the call), for requests the peer makes about this one. */
+  scope?: unknown;
 }
 
 /** Why a request ran out of time: its timeout, or its `maxTotalTimeout`. */

@@ -125,3 +125,64 @@ export const LogMessageParamsSchema = z.looseObject({
   logger: z.string().optional(),
   data: z.unknown(),
 });
+
+export const PromptSchema = z.looseObject({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  arguments: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })).optional(),
+  _meta: meta,
+});
+
+export const ListPromptsResultSchema = z.looseObject({
+  prompts: z.array(PromptSchema),
+  nextCursor: z.string().optional(),
+  _meta: meta,
+});
+
+const PromptContent = z.union([TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, OtherContent]);
+
+export const GetPromptResultSchema = z.looseObject({
+  description: z.string().optional(),
+  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: PromptContent })),
+  _meta: meta,
+});
+
+export const CompleteResultSchema = z.looseObject({
+  completion: z.looseObject({
+    values: z.array(z.string()),
+    total: z.number().optional(),
+    hasMore: z.boolean().optional(),
+  }),
+  _meta: meta,
+});
+
+/** What `server/discover` answers (2026-07-28); `serverInfo` may sit in the result's `_meta`. */
+export const DiscoverResultSchema = z.looseObject({
+  supportedVersions: z.array(z.string()),
+  capabilities: InitializeResultSchema.shape.capabilities,
+  serverInfo: z.looseObject({ name: z.string(), version: z.string(), title: z.string().optional() }).optional(),
+  instructions: z.string().optional(),
+  _meta: meta,
+});
+
+/** A 2026-era result's envelope: every result says what kind it is. */
+export const ResultTypeSchema = z.looseObject({
+  resultType: z.string(),
+  inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.unknown().optional() })).optional(),
+  requestState: z.string().optional(),
+  ttlMs: z.number().optional(),
+  cacheScope: z.string().optional(),
+});
+
+export const ElicitResultSchema = z.looseObject({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const CreateMessageResultSchema = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.unknown(),
+  model: z.string(),
+  stopReason: z.string().optional(),
+});

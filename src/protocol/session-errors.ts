@@ -105,6 +105,12 @@ export class SessionErrors {
     });
   }
 
+  /** A result that failed its schema: names the first bad field. */
+  fromIssues(request: RequestLabel, error: { issues: { path: PropertyKey[]; message: string }[] }): McpError {
+    const issue = error.issues[0];
+    return this.invalidResult(request, issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'result', issue?.message ?? 'invalid', error);
+  }
+
   unsupportedVersion(answered: string, offered: string, supported: readonly string[]): McpError {
     return new McpError(
       'protocol-error',

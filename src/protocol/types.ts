@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import type {
   CallToolResultSchema,
+  CompleteResultSchema,
+  CreateMessageResultSchema,
+  DiscoverResultSchema,
+  ElicitResultSchema,
+  GetPromptResultSchema,
+  ListPromptsResultSchema,
+  PromptSchema,
   InitializeResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
@@ -11,9 +18,16 @@ import type {
   ToolSchema,
 } from './schemas.js';
 
-/** Protocol revisions this client speaks, newest first; the first is offered. */
+/** Legacy (`initialize`) revisions this client speaks, newest first; the first is offered. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+/** The stateless revision: `server/discover`, per-request `_meta`, multi round-trip requests. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** Every revision this client speaks, the modern one first. */
+export const ALL_PROTOCOL_VERSIONS = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
+export type ProtocolRevision = (typeof ALL_PROTOCOL_VERSIONS)[number];
+/** `2026`: revision 2026-07-28 (stateless); `legacy`: an `initialize` revision. */
+export type ProtocolEra = '2026' | 'legacy';
 
 /** A tool as its server defines it (`name`, `description`, `inputSchema`, …). */
 export type Tool = z.infer<typeof ToolSchema>;
@@ -75,6 +89,58 @@ export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 export type ServerCapabilities = InitializeResult['capabilities'];
 export type Implementation = { name: string; version: string; title?: string };
+export type Prompt = z.infer<typeof PromptSchema>;
+export type ListPromptsResult = z.infer<typeof ListPromptsResultSchema>;
+export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
+export type CompleteResult = z.infer<typeof CompleteResultSchema>;
+export type Completion = CompleteResult['completion'];
+export type DiscoverResult = z.infer<typeof DiscoverResultSchema>;
+export type ElicitResult = z.infer<typeof ElicitResultSchema>;
+export type CreateMessageResult = z.infer<typeof CreateMessageResultSchema>;
+/** `prompts/get`'s reference in `completion/complete`. */
+export type PromptRef = { type: 'ref/prompt'; name: string };
+export type ResourceTemplateRef = { type: 'ref/resource'; uri: string };
+
+/** A server's `elicitation/create` params: `form` mode (a `requestedSchema`) or `url` mode. */
+export interface ElicitRequest {
+  mode?: 'form' | 'url';
+  message: string;
+  requestedSchema?: Record<string, unknown>;
+  url?: string;
+  elicitationId?: string;
+  [key: string]: unknown;
+}
+
+/** A server's `sampling/createMessage` params. */
+export interface CreateMessageRequest {
+  messages: { role: 'user' | 'assistant'; content: unknown }[];
+  maxTokens?: number;
+  systemPrompt?: string;
+  [key: string]: unknown;
+}
+
+/** What a host handler knows about the server's request it answers. */
+export interface HostRequestContext {
+  /** The server's name (the client's `name` option). */
+  server: string;
+  /** Aborted when the request is cancelled (the call that caused it, or the server). */
+  signal: AbortSignal;
+  /** The tool call that caused the request, when known. */
+  toolCall?: { name: string; arguments: object };
+}
+
+/** The host's answers to what a server asks of it (elicitation, sampling, roots). */
+export interface HostHandlers {
+  elicitation?: (request: ElicitRequest, ctx: HostRequestContext) => Promise<ElicitResult>;
+  sampling?: (request: CreateMessageRequest, ctx: HostRequestContext) => Promise<CreateMessageResult>;
+  roots?: (ctx: HostRequestContext) => Promise<Root[]>;
+}
+
+/** A list result's cache hints (2026-07-28): how long it stays fresh and for whom. */
+export interface CacheHints {
+  ttlMs?: number;
+  cacheScope?: string;
+}
 
 /** A root the client offers to servers (`roots/list`). */
 export interface Root {

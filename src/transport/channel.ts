@@ -60,6 +60,10 @@ export interface Channel {
    * and the caller sends `notifications/cancelled` itself where the era wants it.
    */
   abandon?(id: RequestId): void;
+  /** stdio: each stderr line of the server process, as it arrives. */
+  onStderr?(listener: (line: string) => void): Disposable;
+  /** stdio: fires once with the process's exit status (also after `close()`). */
+  onExit?(listener: (status: { exitCode?: number; signal?: string }) => void): Disposable;
   /** Tells an HTTP transport the negotiated revision for its `MCP-Protocol-Version` header. */
   setProtocolVersion?(version: string): void;
   /**

@@ -1,0 +1,283 @@
+import type { z } from 'zod';
+import { McpError, type McpPhase } from '../errors.js';
+import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../transport/channel.js';
+import { Listeners } from '../transport/listeners.js';
+import { type PendingRequest, PendingRequests } from './pending-requests.js';
+import { ProgressParamsSchema } from './schemas.js';
+import { SessionErrors } from './session-errors.js';
+import type { CallOptions } from './types.js';
+
+/** What a handler of an incoming request knows about it. */
+export interface IncomingRequestContext {
+  readonly id: RequestId;
+  /** Aborted when the peer cancels the request (`notifications/cancelled`) or the channel ends. */
+  readonly signal: AbortSignal;
+  /** The request of ours this one is about, when the transport knows (e.g. it arrived on that request's HTTP stream). */
+  readonly relatedTo?: RequestId;
+  /** That request's record while it is still pending: its `scope` says who made it. */
+  readonly related?: PendingRequest;
+}
+
+export type RequestHandler = (params: unknown, context: IncomingRequestContext) => unknown;
+export type NotificationHandler = (params: unknown, context: MessageContext) => void;
+
+/** One request to send; `options` come from the caller, the rest from the typed method. */
+export interface OutgoingRequest {
+  method: string;
+  params: Record<string, unknown>;
+  /** Validates the result; without one the raw result is resolved. */
+  schema?: z.ZodType;
+  phase: McpPhase;
+  /** How messages name it: `tools/call "echo"`. Default: the method. */
+  label?: string;
+  /** Adds `_meta.progressToken` (a `tools/call` always has one). Default: when `onProgress` is given. */
+  withProgress?: boolean;
+  /** Kept on the pending record for requests the peer makes about this one. */
+  scope?: unknown;
+  /** Never tell the peer about a cancellation (a handshake request, which cannot be cancelled). */
+  silentCancel?: boolean;
+}
+
+export interface RequestEngineOptions {
+  /** Labels errors: `server "fs": …`. */
+  name?: string;
+  /** Per-request timeout in ms when the call gives none. */
+  timeout: number;
+}
+
+/**
+ * The role-neutral half of an MCP session over one {@link Channel}: ids, pending
+ * requests with one shared deadline timer, progress, cancellation both ways, handlers
+ * for the peer's requests and notifications, and the end of everything at once when the
+ * channel closes. Client and (later) server sides are built on it.
+ *
+ * Answers and notifications are matched synchronously in arrival order, with no
+ * per-message scheduling: they are the hot path with many calls in flight.
+ */
+export class RequestEngine {
+  readonly errors: SessionErrors;
+  private readonly pending = new PendingRequests((request, why) =>
+    this.cancel(request.id, why === 'total' ? this.errors.timeout(request, request.totalTimeoutMs!, ' in total') : this.errors.timeout(request, request.timeoutMs)),
+  );
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly incoming = new Map<RequestId, AbortController>();
+  private readonly closeListeners = new Listeners<[McpError]>();
+  private readonly invalidListeners = new Listeners<[unknown]>();
+  private readonly subscriptions: Disposable[];
+  private nextId = 0;
+  private endReason: McpError | undefined;
+  readonly defaultTimeout: number;
+
+  constructor(
+    readonly channel: Channel,
+    options: RequestEngineOptions,
+  ) {
+    this.errors = new SessionErrors(options.name);
+    this.defaultTimeout = options.timeout;
+    this.subscriptions = [channel.onMessage((message, context) => this.receive(message, context)), channel.onClose((reason) => this.end(reason))];
+    if (!channel.isOpen) this.end(this.errors.closed());
+  }
+
+  /** Why the session ended; undefined while it is open. */
+  get closedReason(): McpError | undefined {
+    return this.endReason;
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** The record of a request still waiting for its answer. */
+  pendingRequest(id: unknown): PendingRequest | undefined {
+    return this.pending.get(id);
+  }
+
+  /** Answers the peer's requests for `method`; a throw becomes a JSON-RPC error (an `McpError` keeps its `rpc` code). */
+  onRequest(method: string, handler: RequestHandler): void {
+    this.requestHandlers.set(method, handler);
+  }
+
+  onNotification(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  /** Fires once when the session ends, with the reason. */
+  onClose(listener: (reason: McpError) => void): Disposable {
+    return this.closeListeners.add(listener);
+  }
+
+  /** A message that is neither a request, an answer nor a notification. */
+  onInvalid(listener: (message: unknown) => void): Disposable {
+    return this.invalidListeners.add(listener);
+  }
+
+  /**
+   * The one request path: sends, waits with a timeout that progress may restart,
+   * cancels on timeout or abort, validates the answer.
+   */
+  request<T = unknown>(request: OutgoingRequest, options: CallOptions = {}): Promise<T> {
+    const { method, params, phase } = request;
+    const label = request.label ?? method;
+    if (this.endReason) return Promise.reject(this.errors.forRequest(this.endReason, { label, phase }));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(this.errors.cancelled({ label, phase }, signal));
+    const badOption = invalidDuration(options, 'timeout') ?? invalidDuration(options, 'maxTotalTimeout');
+    if (badOption) return Promise.reject(badOption);
+    const id = ++this.nextId;
+    const timeoutMs = options.timeout ?? this.defaultTimeout;
+    return new Promise((resolve, reject) => {
+      const now = performance.now();
+      const record: PendingRequest = {
+        id,
+        label,
+        phase,
+        schema: request.schema,
+        timeoutMs,
+        totalTimeoutMs: options.maxTotalTimeout,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+        onProgress: options.onProgress,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        deadline: now + timeoutMs,
+        totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
+        scope: request.scope,
+      };
+      if (request.silentCancel) silent.add(record);
+      if (signal) {
+        record.signal = signal;
+        record.onAbort = () => this.cancel(id, this.errors.cancelled(record, signal));
+        signal.addEventListener('abort', record.onAbort, { once: true });
+      }
+      this.pending.add(record);
+      const withProgress = request.withProgress ?? options.onProgress !== undefined;
+      const sent = withProgress ? { ...params, _meta: { ...(params._meta as object), progressToken: id } } : params;
+      this.channel.send({ jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage).catch((error: unknown) => {
+        // A message that could not be delivered fails alone; a dead channel fails everything through onClose.
+        if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
+        if (!this.pending.take(id)) return;
+        reject(error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
+      });
+    });
+  }
+
+  /** Sends a notification; rejects when the session is over. */
+  async notify(method: string, params?: Record<string, unknown>, context?: MessageContext): Promise<void> {
+    if (this.endReason) throw this.errors.forRequest(this.endReason, { label: method, phase: this.endReason.phase ?? 'initialize' });
+    await this.channel.send({ jsonrpc: '2.0', method, params } as JsonRpcMessage, context);
+  }
+
+  /** Gives up on a request: tells the peer (unless it is a handshake) and rejects the caller. */
+  cancel(id: number, error: McpError): void {
+    const request = this.pending.take(id);
+    if (!request) return;
+    if (!this.endReason && !silent.has(request)) {
+      if (this.channel.abandon) this.channel.abandon(id);
+      else this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
+    }
+    request.reject(error);
+  }
+
+  /** Ends the channel (which ends the session with `closed`). Idempotent; never throws. */
+  close(graceMs?: number): Promise<void> {
+    this.end(this.errors.closed());
+    return this.channel.close(graceMs);
+  }
+
+  private receive(message: JsonRpcMessage, context: MessageContext): void {
+    const m = message as unknown as Record<string, unknown>;
+    if (typeof m.method === 'string') {
+      if (m.id === undefined || m.id === null) this.notification(m.method, m.params, context);
+      else void this.serve(m.id as RequestId, m.method, m.params, context);
+    } else if (m.id !== undefined && ('result' in m || 'error' in m)) {
+      this.settle(m.id, m.result, m.error);
+    } else {
+      this.invalidListeners.fire(message);
+    }
+  }
+
+  private settle(id: unknown, result: unknown, error: unknown): void {
+    // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
+    const request = this.pending.take(id);
+    if (!request) return;
+    if (error !== undefined && error !== null) return request.reject(this.errors.rpc(request, error));
+    if (!request.schema) return request.resolve(result);
+    const parsed = request.schema.safeParse(result);
+    if (parsed.success) request.resolve(parsed.data);
+    else request.reject(this.errors.fromIssues(request, parsed.error));
+  }
+
+  private notification(method: string, params: unknown, context: MessageContext): void {
+    if (method === 'notifications/progress') return this.progress(params);
+    if (method === 'notifications/cancelled') {
+      const requestId = (params as { requestId?: RequestId } | undefined)?.requestId;
+      if (requestId !== undefined) this.incoming.get(requestId)?.abort(new McpError('cancelled', 'the peer cancelled the request'));
+    }
+    const handler = this.notificationHandlers.get(method);
+    if (!handler) return;
+    try {
+      handler(params, context);
+    } catch {
+      // A listener's bug must not break the connection.
+    }
+  }
+
+  private progress(params: unknown): void {
+    const parsed = ProgressParamsSchema.safeParse(params);
+    const request = parsed.success ? this.pending.get(parsed.data.progressToken) : undefined;
+    if (!parsed.success || !request) return;
+    if (request.resetTimeoutOnProgress) request.deadline = performance.now() + request.timeoutMs;
+    const { progress, total, message } = parsed.data;
+    try {
+      request.onProgress?.({ progress, total, message });
+    } catch {
+      // A listener's bug must not break the connection.
+    }
+  }
+
+  private async serve(id: RequestId, method: string, params: unknown, context: MessageContext): Promise<void> {
+    const reply = (body: { result: unknown } | { error: { code: number; message: string; data?: unknown } }) => {
+      if (this.endReason) return;
+      const answer = { jsonrpc: '2.0', id, ...body } as JsonRpcMessage;
+      this.channel.send(answer, context.relatedTo === undefined ? undefined : { relatedTo: context.relatedTo }).catch(() => undefined);
+    };
+    const handler = this.requestHandlers.get(method);
+    if (!handler) return reply({ error: { code: -32601, message: `Method not found: ${method}` } });
+    const controller = new AbortController();
+    this.incoming.set(id, controller);
+    try {
+      const related = context.relatedTo === undefined ? undefined : this.pending.get(context.relatedTo);
+      const result = await handler(params, { id, signal: controller.signal, relatedTo: context.relatedTo, related });
+      // MCP: no answer to a request the peer cancelled.
+      if (!controller.signal.aborted) reply({ result: result ?? {} });
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      const rpc = error instanceof McpError ? error.rpc : undefined;
+      reply({ error: { code: rpc?.code ?? -32603, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
+    } finally {
+      this.incoming.delete(id);
+    }
+  }
+
+  /** The session is over: every pending request rejects at once, every handler's signal aborts. */
+  private end(reason: McpError): void {
+    if (this.endReason) return;
+    this.endReason = reason;
+    this.pending.rejectAll((request) => this.errors.forRequest(reason, request));
+    for (const controller of this.incoming.values()) controller.abort(reason);
+    this.incoming.clear();
+    for (const subscription of this.subscriptions ?? []) subscription.dispose();
+    this.closeListeners.fire(reason);
+    this.closeListeners.clear();
+  }
+}
+
+/** Requests never to be cancelled on the wire (handshakes). A WeakSet, so the hot record stays small. */
+const silent = new WeakSet<PendingRequest>();
+
+/** An error for a per-request duration option that is not a non-negative number of ms (or Infinity). */
+function invalidDuration(options: CallOptions, field: 'timeout' | 'maxTotalTimeout'): McpError | undefined {
+  const value = options[field];
+  if (value === undefined || (typeof value === 'number' && value >= 0)) return undefined;
+  return new McpError('invalid-config', `the ${field} option must be a non-negative number of milliseconds, got ${String(value)} (${typeof value})`, {});
+}

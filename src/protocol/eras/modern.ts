@@ -1,0 +1,62 @@
+import { McpError, type McpPhase, serverLabel } from '../../errors.js';
+import { ResultTypeSchema } from '../schemas.js';
+import type { CacheHints, Implementation } from '../types.js';
+import { MODERN_PROTOCOL_VERSION } from '../types.js';
+
+// The 2026-07-28 revision's request envelope and result envelope.
+
+export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+/** JSON-RPC code of `UnsupportedProtocolVersionError`: a modern server refusing a revision. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Rounds of `input_required` one request may take before we call it a runaway. */
+export const MAX_INPUT_ROUNDS = 10;
+/** Methods on which a server may answer `input_required`. */
+export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** `params` with the per-request `_meta` every 2026 request carries. */
+export function withEnvelope(params: Record<string, unknown>, clientInfo: Implementation, capabilities: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...params,
+    _meta: {
+      ...(params._meta as object | undefined),
+      [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION,
+      [CLIENT_INFO_META_KEY]: clientInfo,
+      [CLIENT_CAPABILITIES_META_KEY]: capabilities,
+    },
+  };
+}
+
+export type ModernResult =
+  | { kind: 'complete'; result: Record<string, unknown>; hints: CacheHints | undefined }
+  | { kind: 'input_required'; inputRequests: Record<string, { method: string; params?: unknown }>; requestState?: string };
+
+/** Reads a 2026 result by its `resultType`; anything else than `complete` / `input_required` is a `protocol-error`. */
+export function decodeModernResult(server: string | undefined, phase: McpPhase, method: string, raw: unknown): ModernResult {
+  const fail = (why: string) => new McpError('protocol-error', `${serverLabel(server)}invalid ${phase} result: ${why}`, { server, phase });
+  const parsed = ResultTypeSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw fail(`${issue.path.map(String).join('.') || 'result'}: ${issue.path[0] === 'resultType' ? 'servers of revision 2026-07-28 must send a resultType' : issue.message}`);
+  }
+  const envelope = parsed.data;
+  if (envelope.resultType === 'input_required') {
+    if (!MRTR_METHODS.has(method)) throw fail(`resultType "input_required" is not allowed on ${method}`);
+    if (envelope.inputRequests === undefined && envelope.requestState === undefined) throw fail('input_required carries neither inputRequests nor requestState');
+    return { kind: 'input_required', inputRequests: envelope.inputRequests ?? {}, requestState: envelope.requestState };
+  }
+  if (envelope.resultType !== 'complete') throw fail(`resultType: unsupported value ${JSON.stringify(envelope.resultType.slice(0, 80))}`);
+  const { resultType: _type, ...result } = raw as Record<string, unknown>;
+  const hints = envelope.ttlMs === undefined && envelope.cacheScope === undefined ? undefined : { ttlMs: envelope.ttlMs, cacheScope: envelope.cacheScope };
+  return { kind: 'complete', result, hints };
+}
+
+export function tooManyRounds(server: string | undefined, phase: McpPhase, label: string): McpError {
+  return new McpError(
+    'protocol-error',
+    `${serverLabel(server)}${label} asked for input ${MAX_INPUT_ROUNDS} times in a row (input_required); the server's multi round-trip request does not end`,
+    { server, phase },
+  );
+}
