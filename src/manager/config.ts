@@ -1,5 +1,6 @@
 import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
+import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
 import { expandVars, UnsetVariableError } from './expand-vars.js';
 import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
 import type { HealthCheck } from './health.js';
@@ -27,23 +28,12 @@ export interface ServerEntryConfig {
   headers?: Record<string, string>;
   /** http / sse: how to obtain a token when the server asks for one. */
   oauth?: OAuthConfig;
-}
-
-/** An entry's `oauth`: what the OAuth client starts from. Every field is optional. */
-export interface OAuthConfig {
-  /** A pre-registered client id; without it, `clientMetadataUrl`, else Dynamic Client Registration. */
-  clientId?: string;
-  /** With `clientId`, for a confidential client. */
-  clientSecret?: string;
-  /** A Client ID Metadata Document URL (https), used as the client id. */
-  clientMetadataUrl?: string;
-  /** Scopes to ask for when the server's challenge names none. */
-  scopes?: string[];
-  /** The redirect URI registered for the client. */
-  redirectUri?: string;
   /** Probe the running server every `intervalMs` (each probe allowed `timeoutMs`, default `intervalMs`) and restart it when it stops answering. Default: off. */
   healthCheck?: HealthCheck;
 }
+
+/** An entry's `oauth`, as the OAuth client reads it. */
+export type { OAuthConfig };
 
 /** The whole file: `{ "mcpServers": { … } }` or VS Code's `{ "servers": { … } }`. */
 export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { servers: Record<string, ServerEntryConfig> };
@@ -180,6 +170,7 @@ function resolveRemote(name: string, entry: Record<string, unknown>, transport: 
   const tools = entry.tools;
   const toolsProblem = tools === undefined ? undefined : toolFilterProblem(tools);
   if (toolsProblem) throw new EntryError(toolsProblem.field, toolsProblem.message);
+  const health = healthCheck(entry);
   const config: ResolvedRemoteServer = {
     transport,
     url,
@@ -188,6 +179,7 @@ function resolveRemote(name: string, entry: Record<string, unknown>, transport: 
     ...(timeout === undefined ? {} : { timeout }),
     ...(idleTimeout === undefined ? {} : { idleTimeout }),
     ...(tools === undefined ? {} : { tools: tools as ToolFilter }),
+    ...(health === undefined ? {} : { healthCheck: health }),
     startup,
   };
   const disabled = optional(entry, 'disabled', 'boolean') ?? false;

@@ -472,7 +472,7 @@ export class McpServerManager extends EventEmitter {
           exit: (status, reason) =>
             this.emit('exit', { server, ...status, ...(reason && reason.code !== 'closed' ? { error: reason } : {}) }),
           toolsChanged: () => {
-            this.catalog.invalidate(server);
+            this.catalog.changed(this.slot(server));
             this.emit('toolsChanged', { server });
           },
         },

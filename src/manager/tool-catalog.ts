@@ -73,6 +73,16 @@ export class ToolCatalog {
     return slot.state === 'starting' ? undefined : this.fromCache(slot);
   }
 
+  /**
+   * The server said its tools changed (`list_changed`): forget what we know and, while it
+   * runs, list again so the cache holds the new tools instead of losing its entry (some
+   * servers send this right after `initialize`, which would make every new manager spawn them).
+   */
+  changed(slot: ServerSlot): void {
+    this.invalidate(slot.name);
+    if (slot.state === 'ready') void this.toolsOf(slot).catch(() => undefined);
+  }
+
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.index.clear(server);

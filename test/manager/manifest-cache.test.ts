@@ -45,6 +45,22 @@ describe('tool manifest cache', () => {
     expect(second.events).toEqual([]);
   });
 
+  it('keeps the entry of a server that says its tools changed right after it started', async () => {
+    const dir = tempDir();
+    const config = { mcpServers: { cron: fixture('list-changed-at-start.mjs') } };
+    const first = manage(config, dir);
+    await first.manager.listTools();
+    expect(await waitFor(() => first.events.length === 1, 5000)).toBe(true);
+    // The notice leads to a re-listing that writes the entry again, not to a lost entry.
+    expect(await waitForFiles(dir, 1)).toBe(true);
+    expect(await waitFor(() => first.manager.status().cron.tools === 1, 5000)).toBe(true);
+    await first.manager.shutdown();
+
+    const second = manage(config, dir);
+    expect((await second.manager.listTools()).map((t) => t.name)).toEqual(['mcp__cron__echo']);
+    expect(second.starts).toEqual([]);
+  });
+
   it('revalidates on the first real start and emits toolsChanged when the tools differ', async () => {
     const dir = tempDir();
     const names = join(dir, 'names.json');
@@ -75,7 +91,7 @@ describe('tool manifest cache', () => {
     expect(second.starts).toEqual(['s']);
   });
 
-  it('invalidates the entry on list_changed', async () => {
+  it('replaces the entry on list_changed by listing the running server again', async () => {
     const dir = tempDir();
     const config = { mcpServers: { echo: fixture('echo-server.mjs') } };
     const first = manage(config, dir);
@@ -83,7 +99,7 @@ describe('tool manifest cache', () => {
     expect(await waitForFiles(dir, 1)).toBe(true);
     await first.manager.callTool('mcp__echo__tools_changed');
     expect(first.events).toEqual(['echo']);
-    expect(await waitForFiles(dir, 0)).toBe(true);
+    expect(await waitFor(() => first.manager.status().echo.tools !== undefined && cacheFiles(dir).length === 1, 5000)).toBe(true);
   });
 
   it('ignores a corrupt or foreign cache file with a log event, never failing', async () => {

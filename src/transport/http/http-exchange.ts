@@ -15,6 +15,23 @@ export interface ExchangeConfig {
   fetch: typeof fetch;
 }
 
+/** What a channel's options say about its requests; the url is checked here, once for every HTTP channel. */
+export function exchangeConfig(
+  options: { url: string | URL; name?: string; headers?: Record<string, string>; auth?: AuthProvider; fetch?: typeof fetch },
+  retry: RetryOptions,
+): ExchangeConfig {
+  const url = new URL(options.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${url.href}`);
+  return {
+    url,
+    ...(options.name === undefined ? {} : { server: options.name }),
+    headers: options.headers ?? {},
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
+    retry,
+    fetch: options.fetch ?? globalThis.fetch,
+  };
+}
+
 export interface ExchangeRequest {
   method: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;

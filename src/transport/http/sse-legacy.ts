@@ -2,7 +2,8 @@ import { McpError, serverLabel } from '../../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from '../channel.js';
 import type { AuthProvider } from './auth-provider.js';
 import { ChannelEvents, parseMessages } from './channel-events.js';
-import { exchange, ExchangeAborted, type ExchangeConfig } from './http-exchange.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
+import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody } from './read-body.js';
 import { DEFAULT_RETRY } from './retry-policy.js';
@@ -42,18 +43,9 @@ export class SseLegacyChannel implements Channel {
   private readonly onSignal = () => void this.close();
 
   constructor(private readonly options: SseLegacyOptions) {
-    const url = new URL(options.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${url.href}`);
-    this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
-    this.config = {
-      url,
-      ...(options.name === undefined ? {} : { server: options.name }),
-      headers: options.headers ?? {},
-      ...(options.auth === undefined ? {} : { auth: options.auth }),
-      retry: DEFAULT_RETRY,
-      fetch: options.fetch ?? globalThis.fetch,
-    };
-    this.info = { transport: 'sse', url: url.href, stderrTail: () => [] };
+    this.config = exchangeConfig(options, DEFAULT_RETRY);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.info = { transport: 'sse', url: this.config.url.href, stderrTail: () => [] };
     this.endpoint = this.connect();
     // Sends observe the failure; an unobserved one is still reported through onClose.
     this.endpoint.catch(() => {});

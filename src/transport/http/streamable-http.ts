@@ -2,7 +2,8 @@ import { McpError, serverLabel } from '../../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
 import type { AuthProvider } from './auth-provider.js';
 import { ChannelEvents, parseMessages } from './channel-events.js';
-import { exchange, ExchangeAborted, type ExchangeConfig } from './http-exchange.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
+import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody, readBounded } from './read-body.js';
 import { claimedRevision, isModernRevision, routingHeaders } from './request-headers.js';
@@ -36,7 +37,6 @@ export interface StreamableHttpOptions {
   fetch?: typeof fetch;
 }
 
-const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * A {@link Channel} over Streamable HTTP, in both eras. Each client message is one POST
@@ -61,22 +61,13 @@ export class StreamableHttpChannel implements Channel, StreamHost {
   readonly info: ChannelInfo;
 
   constructor(options: StreamableHttpOptions) {
-    const url = new URL(options.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${url.href}`);
+    this.config = exchangeConfig(options, { ...DEFAULT_RETRY, ...options.retry });
     this.options = options;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.config = {
-      url,
-      ...(options.name === undefined ? {} : { server: options.name }),
-      headers: options.headers ?? {},
-      ...(options.auth === undefined ? {} : { auth: options.auth }),
-      retry: { ...DEFAULT_RETRY, ...options.retry },
-      fetch: options.fetch ?? globalThis.fetch,
-    };
     const self = this;
     this.info = {
       transport: 'http',
-      url: url.href,
+      url: this.config.url.href,
       get sessionId() {
         return self.sessionId;
       },
