@@ -1,6 +1,8 @@
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
 import type { CallOptions, Tool } from '../protocol/types.js';
+import type { Channel } from '../transport/channel.js';
+import { StdioChannel } from '../transport/stdio-channel.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
@@ -241,10 +243,14 @@ export class ServerSlot {
   private async startOnce(signal: AbortSignal): Promise<McpClient> {
     if (signal.aborted) throw this.closedError();
     this.setState('starting');
+    let channel: Channel | undefined;
     let client: McpClient | undefined;
     try {
-      const { config } = this.entry as Extract<ServerEntry, { kind: 'stdio' }>;
-      client = await McpClient.connect(config, { ...this.host.connectOptions(this.name), signal });
+      // The slot opens the channel itself so that an aborted start is over only once the channel is.
+      channel = await this.openChannel();
+      if (signal.aborted) throw this.closedError();
+      const options = this.host.connectOptions(this.name);
+      client = await McpClient.over(channel, { ...options, timeout: (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config.timeout ?? options.timeout, signal });
       if (signal.aborted) throw this.closedError();
       const live = client;
       // Until the start settles, a shutdown must also end the listing.
@@ -260,6 +266,7 @@ export class ServerSlot {
       }
     } catch (error) {
       await client?.close();
+      await channel?.close();
       if (signal.aborted) throw this.closedError();
       this.failed(error as McpError);
       throw error;
@@ -273,6 +280,12 @@ export class ServerSlot {
     this.armIdle();
     this.watchHealth(client);
     return client;
+  }
+
+  private openChannel(): Promise<Channel> {
+    const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
+    const { maxMessageBytes, shutdownGraceMs } = this.host.connectOptions(this.name);
+    return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });
   }
 
   private failed(error: McpError): void {
