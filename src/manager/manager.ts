@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { McpError, serverLabel } from '../errors.js';
 import type { ConnectOptions } from '../protocol/client.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type {
   CallOptions,
   CallToolResult,
@@ -116,8 +117,7 @@ export class McpServerManager extends EventEmitter {
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
       (server) => this.emit('toolsChanged', { server }),
       filters,
-      (server, tool) =>
-        this.emit('log', { server, level: 'warning', logger: 'tools', data: `the server listed tool ${JSON.stringify(tool)} more than once; the first definition is used` }),
+      (server, message) => this.emit('log', { server, level: 'warning', logger: 'tools', data: message }),
     );
     this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
@@ -357,6 +357,13 @@ export class McpServerManager extends EventEmitter {
     }
     try {
       const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options);
+      // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
+      if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
+        throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(publicName ?? tool)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
+          server: slot.name,
+          phase: 'tools/call',
+        });
+      }
       if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
       const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
       return cutResult(result, maxResultBytes, saved);
@@ -389,6 +396,8 @@ export class McpServerManager extends EventEmitter {
         if (found) return found;
       }
     }
+    const refused = this.index.refusal(name);
+    if (refused && (!view || view.has(refused.server))) throw refused.error;
     const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
     if (part !== undefined) {
       const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));

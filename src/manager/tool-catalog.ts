@@ -23,9 +23,9 @@ export class ToolCatalog {
     onCacheProblem: CacheProblem,
     private readonly onChanged: (server: string) => void,
     filters?: ReadonlyMap<string, ToolPredicate | undefined>,
-    onDuplicate?: (server: string, tool: string) => void,
+    onToolProblem?: (server: string, message: string) => void,
   ) {
-    this.index = new ToolIndex(servers, filters, onDuplicate);
+    this.index = new ToolIndex(servers, filters, onToolProblem);
     this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
   }
 
@@ -59,9 +59,11 @@ export class ToolCatalog {
    */
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
     const before = this.index.toolsOf(slot.name);
-    this.index.set(slot.name, tools);
-    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
-    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+    // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
+    const taken = this.index.set(slot.name, tools);
+    const after = this.index.toolsOf(slot.name) ?? [];
+    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(after.map((t) => t.tool))) this.onChanged(slot.name);
+    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, taken);
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
