@@ -244,7 +244,8 @@ export class McpServerManager extends EventEmitter {
     this.closing ??= (async () => {
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
-      await Promise.all([...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      // Cache writes queued by now get the same time (at most a second), so a manager made next finds them.
+      await Promise.all([...[...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)), this.catalog.flushed(Math.min(grace, 1000))]);
     })();
     return this.closing;
   }
