@@ -25,7 +25,7 @@ describe('a server listing a 5,000-deep inputSchema', () => {
   it('leaves that tool out with a warning, and the server and its other tools keep working', async () => {
     const { manager, logs } = manage();
     const names = (await manager.listTools()).map((t) => t.name);
-    expect(names).toEqual(['mcp__deep__echo', 'mcp__deep__exit', 'mcp__deep__deep_result']);
+    expect(names).toEqual(['mcp__deep__echo', 'mcp__deep__exit', 'mcp__deep__deep_result', 'mcp__deep__deep_error']);
     expect(logs.some((l) => l.includes('"deep"') && /nests deeper than \d+ levels/.test(l))).toBe(true);
     expect(textOf(await manager.callTool('mcp__deep__echo', { text: 'hi' }))).toBe('hi');
 
@@ -43,6 +43,15 @@ describe('a server listing a 5,000-deep inputSchema', () => {
     expect(error).toMatchObject({ code: 'protocol-error', server: 'deep', phase: 'tools/call' });
     expect((error as McpError).message).toMatch(/tool "mcp__deep__deep_result" nests deeper than \d+ levels/);
     expect(textOf(await manager.callTool('mcp__deep__echo', { text: 'still' }))).toBe('still');
+  });
+
+  it('answers a 5,000-deep JSON-RPC error as an rpc-error that is safe to serialize', async () => {
+    const { manager } = manage();
+    const error = await manager.callTool('mcp__deep__deep_error').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: 'rpc-error', server: 'deep', rpc: { code: -32000 } });
+    expect((error as McpError).rpc?.data).toBeUndefined();
+    expect(typeof JSON.stringify({ ...(error as McpError), message: (error as McpError).message })).toBe('string');
   });
 
   it('starts again after the server exits (the catalog compares the new listing with the old)', async () => {
@@ -64,7 +73,7 @@ describe('a server listing a 5,000-deep inputSchema', () => {
     await first.manager.shutdown();
 
     const second = manage(dir);
-    expect((await second.manager.listTools()).map((t) => t.name)).toEqual(['mcp__deep__echo', 'mcp__deep__exit', 'mcp__deep__deep_result']);
+    expect((await second.manager.listTools()).map((t) => t.name)).toEqual(['mcp__deep__echo', 'mcp__deep__exit', 'mcp__deep__deep_result', 'mcp__deep__deep_error']);
     expect(second.starts).toEqual([]);
 
     // The same entry with the deep tool written in (by hand: JSON.stringify cannot).
@@ -72,10 +81,20 @@ describe('a server listing a 5,000-deep inputSchema', () => {
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('"tools":[', `"tools":[{"name":"deep","inputSchema":${deepText(5000)}},`));
     const third = manage(dir);
-    expect((await third.manager.listTools()).map((t) => t.name)).toEqual(['mcp__deep__echo', 'mcp__deep__exit', 'mcp__deep__deep_result']);
+    expect((await third.manager.listTools()).map((t) => t.name)).toEqual(['mcp__deep__echo', 'mcp__deep__exit', 'mcp__deep__deep_result', 'mcp__deep__deep_error']);
     expect(third.starts).toEqual([]);
     const error = await third.manager.callTool('mcp__deep__deep').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'protocol-error', server: 'deep' });
+  });
+});
+
+describe('argument and result checks against a schema', () => {
+  it('refuse a 5,000-deep value, even against a recursive schema, instead of overflowing', async () => {
+    const { compileSchema } = await import('../../src/protocol/schema-validator.js');
+    const tree = compileSchema({ $defs: { n: { type: 'object', properties: { a: { $ref: '#/$defs/n' } } } }, $ref: '#/$defs/n' });
+    const deep = JSON.parse(`${'{"a":'.repeat(5000)}{}${'}'.repeat(5000)}`);
+    expect(tree?.check(deep)).toEqual([{ path: '', message: expect.stringMatching(/nests deeper than \d+ levels/) }]);
+    expect(tree?.check({ a: { a: {} } })).toEqual([]);
   });
 });
 
