@@ -25,7 +25,8 @@ describe('healthCheck', () => {
   it('restarts a server that answers initialize and then nothing, after consecutive failed probes', async () => {
     const { manager, starts } = manage({
       wedged: { ...fixture('wedged-after-init.mjs'), healthCheck: check },
-      healthy: { ...fixture('echo-server.mjs'), healthCheck: check },
+      // Its probes get a generous time-out, so a loaded machine cannot make it look wedged.
+      healthy: { ...fixture('echo-server.mjs'), healthCheck: { intervalMs: 150, timeoutMs: 5000 } },
     });
     await manager.listTools();
     const { wedged, healthy } = manager.status();
