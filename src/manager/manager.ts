@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { McpError, serverLabel } from '../errors.js';
 import type { ConnectOptions } from '../protocol/client.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type {
   CallOptions,
   CallToolResult,
@@ -116,8 +117,7 @@ export class McpServerManager extends EventEmitter {
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
       (server) => this.emit('toolsChanged', { server }),
       filters,
-      (server, tool) =>
-        this.emit('log', { server, level: 'warning', logger: 'tools', data: `the server listed tool ${JSON.stringify(tool)} more than once; the first definition is used` }),
+      (server, message) => this.emit('log', { server, level: 'warning', logger: 'tools', data: message }),
     );
     this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
@@ -244,7 +244,8 @@ export class McpServerManager extends EventEmitter {
     this.closing ??= (async () => {
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
-      await Promise.all([...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      // Cache writes queued by now get the same time (at most a second), so a manager made next finds them.
+      await Promise.all([...[...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)), this.catalog.flushed(Math.min(grace, 1000))]);
     })();
     return this.closing;
   }
@@ -357,6 +358,13 @@ export class McpServerManager extends EventEmitter {
     }
     try {
       const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options);
+      // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
+      if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
+        throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(publicName ?? tool)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
+          server: slot.name,
+          phase: 'tools/call',
+        });
+      }
       if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
       const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
       return cutResult(result, maxResultBytes, saved);
@@ -389,6 +397,8 @@ export class McpServerManager extends EventEmitter {
         if (found) return found;
       }
     }
+    const refused = this.index.refusal(name);
+    if (refused && (!view || view.has(refused.server))) throw refused.error;
     const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
     if (part !== undefined) {
       const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));

@@ -1,11 +1,15 @@
+import { constants } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
 import { sanitize, shortHash } from './tool-names.js';
 
 const FORMAT = 'lazy-mcp/tool-manifest@1';
+
+/** Largest cache file read, in bytes: a bigger one is ignored unread, whatever planted it. */
+export const MAX_CACHE_FILE_BYTES = 8 * 1024 * 1024;
 
 /** One server's tool list as last seen, with what it was seen under. */
 export interface ManifestEntry {
@@ -18,17 +22,28 @@ export interface ManifestEntry {
   tools: Tool[];
 }
 
-/** Reports a cache problem; the cache never throws at its callers. */
+/** Reports a cache problem; the cache never throws at its callers. It never quotes a file's contents. */
 export type CacheProblem = (server: string, message: string, error?: unknown) => void;
+
+/** What a server's file is to hold once the queue is written: an entry, or nothing (removed). */
+type Pending = ManifestEntry | null;
 
 /**
  * Tool lists on disk, one JSON file per server, so a new manager can show every tool
- * without spawning anything. Writes are atomic (temp file + rename); a file that is
- * corrupt or belongs to another config is ignored and later overwritten.
+ * without spawning anything. Writes are atomic (temp file + rename) and fire-and-forget:
+ * one writer works through a queue holding at most the latest change per server, so a
+ * write that never completes costs no call, no start and no memory beyond one entry per
+ * server. A file that is not a regular file, is over {@link MAX_CACHE_FILE_BYTES}, is
+ * corrupt or belongs to another config is ignored (never quoted) and later overwritten.
  */
 export class ManifestCache {
-  /** Per server, the last write or removal: they run in order, so a late removal never wins over a newer save. */
-  private readonly queue = new Map<string, Promise<void>>();
+  /** Changes not yet started, the latest per server, oldest server first. */
+  private readonly pending = new Map<string, Pending>();
+  /** The change being written now. */
+  private writing: { server: string; value: Pending } | undefined;
+  /** Settles when the writer has done the change in hand and moved on; never rejects. */
+  private draining: Promise<void> | undefined;
+  private dirMade = false;
 
   constructor(
     private readonly dir: string,
@@ -46,64 +61,168 @@ export class ManifestCache {
     return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false])).digest('hex');
   }
 
-  /** The fresh entry for this server and config, or undefined (missing, stale, corrupt). */
+  /** The fresh entry for this server and config, or undefined (missing, stale, refused, corrupt). */
   async load(server: string, key: string): Promise<ManifestEntry | undefined> {
-    let text: string;
+    // A change still queued here is newer than the file.
+    const queued = this.pending.has(server) ? this.pending.get(server) : this.writing?.server === server ? this.writing.value : undefined;
+    if (queued !== undefined) return queued?.key === key ? queued : undefined;
+    const text = await this.read(server);
+    if (text === undefined) return undefined;
+    let entry: ManifestEntry;
     try {
-      text = await readFile(this.fileOf(server), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.onProblem(server, `cannot read the tool cache of server "${server}"`, error);
+      entry = JSON.parse(text) as ManifestEntry;
+    } catch {
+      // Not the parser's message: it quotes the text, and the file may be anything a symlink or a planter chose.
+      this.onProblem(server, `ignoring the corrupt tool cache of server "${server}" (${this.fileOf(server)}): not valid JSON`);
       return undefined;
     }
+    const valid =
+      entry?.format === FORMAT &&
+      entry.server === server &&
+      typeof entry.key === 'string' &&
+      typeof entry.serverVersion === 'string' &&
+      Array.isArray(entry.tools) &&
+      entry.tools.every(
+        (t) =>
+          typeof t?.name === 'string' &&
+          typeof t.inputSchema === 'object' &&
+          t.inputSchema !== null &&
+          (t.description === undefined || typeof t.description === 'string') &&
+          (t.title === undefined || typeof t.title === 'string'),
+      );
+    if (!valid) {
+      this.onProblem(server, `ignoring the tool cache of server "${server}" (${this.fileOf(server)}): unknown format`);
+      return undefined;
+    }
+    return entry.key === key ? entry : undefined;
+  }
+
+  /** Queues the server's tools to be written; returns at once (a write never delays a call). */
+  save(server: string, key: string, serverVersion: string, tools: Tool[]): void {
+    this.enqueue(server, { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools });
+  }
+
+  /** Queues the removal of the server's entry; returns at once. */
+  invalidate(server: string): void {
+    this.enqueue(server, null);
+  }
+
+  /** Resolves once every queued change is on disk, or after `ms`, whichever is first. Never rejects. */
+  flushed(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const timer = setTimeout(done, ms);
+      const check = (): void => {
+        if (this.draining) void this.draining.then(check);
+        else {
+          clearTimeout(timer);
+          done();
+        }
+      };
+      check();
+    });
+  }
+
+  private enqueue(server: string, value: Pending): void {
+    // Only the latest change matters: an older one still queued is replaced, and the server goes to the back.
+    this.pending.delete(server);
+    this.pending.set(server, value);
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.draining || this.pending.size === 0) return;
+    const [server, value] = this.pending.entries().next().value as [string, Pending];
+    this.pending.delete(server);
+    this.writing = { server, value };
+    this.draining = (value ? this.write(server, value) : this.remove(server))
+      .catch((error: unknown) => this.onProblem(server, `cannot update the tool cache of server "${server}"`, error))
+      .finally(() => {
+        this.writing = undefined;
+        this.draining = undefined;
+        this.kick();
+      });
+  }
+
+  /** The file's text, read only if it is a regular file (not a symlink, FIFO or device) within the size cap. */
+  private async read(server: string): Promise<string | undefined> {
+    const file = this.fileOf(server);
+    const refuse = (why: string) => this.onProblem(server, `ignoring the tool cache of server "${server}" (${file}): ${why}`);
+    const tooBig = (size: number) => refuse(`it has ${size} bytes, more than the ${MAX_CACHE_FILE_BYTES} a cache file may have`);
     try {
-      const entry = JSON.parse(text) as ManifestEntry;
-      const valid =
-        entry?.format === FORMAT &&
-        entry.server === server &&
-        typeof entry.key === 'string' &&
-        typeof entry.serverVersion === 'string' &&
-        Array.isArray(entry.tools) &&
-        entry.tools.every((t) => typeof t?.name === 'string' && typeof t.inputSchema === 'object' && t.inputSchema !== null);
-      if (!valid) {
-        this.onProblem(server, `ignoring the tool cache of server "${server}": unknown format`);
-        return undefined;
+      const seen = await lstat(file);
+      if (!seen.isFile()) return void refuse('not a regular file');
+      if (seen.size > MAX_CACHE_FILE_BYTES) return void tooBig(seen.size);
+      // No following a symlink, no waiting on a FIFO swapped in since the lstat.
+      const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) return void refuse('not a regular file');
+        // One byte more than expected tells a file that grew since; never more than the cap plus one.
+        const buffer = Buffer.alloc(Math.min(info.size, MAX_CACHE_FILE_BYTES) + 1);
+        let length = 0;
+        while (length < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+          if (bytesRead === 0) break;
+          length += bytesRead;
+        }
+        if (length > MAX_CACHE_FILE_BYTES) return void tooBig(length);
+        return buffer.toString('utf8', 0, length);
+      } finally {
+        await handle.close();
       }
-      return entry.key === key ? entry : undefined;
     } catch (error) {
-      this.onProblem(server, `ignoring the corrupt tool cache of server "${server}"`, error);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ELOOP') return void refuse('not a regular file');
+      // An fs error names the path and the reason, never the contents.
+      this.onProblem(server, `cannot read the tool cache of server "${server}"`, error);
       return undefined;
     }
   }
 
-  save(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
-    return this.inOrder(server, () => this.write(server, key, serverVersion, tools));
-  }
-
-  invalidate(server: string): Promise<void> {
-    return this.inOrder(server, () =>
-      rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(server, `cannot remove the tool cache of server "${server}"`, error)),
-    );
-  }
-
-  private inOrder(server: string, work: () => Promise<void>): Promise<void> {
-    const next = (this.queue.get(server) ?? Promise.resolve()).then(work);
-    this.queue.set(server, next);
-    void next.finally(() => this.queue.get(server) === next && this.queue.delete(server));
-    return next;
-  }
-
-  private async write(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
-    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools };
+  private async write(server: string, entry: ManifestEntry): Promise<void> {
     const file = this.fileOf(server);
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await mkdir(this.dir, { recursive: true });
-      await writeFile(temp, JSON.stringify(entry));
+      await this.makeDir();
+      await writeFile(temp, JSON.stringify(entry), { mode: 0o600, flag: 'wx' });
       await rename(temp, file);
     } catch (error) {
+      this.dirMade = false;
       this.onProblem(server, `cannot write the tool cache of server "${server}"`, error);
       await rm(temp, { force: true }).catch(() => undefined);
     }
+  }
+
+  private async remove(server: string): Promise<void> {
+    await rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(server, `cannot remove the tool cache of server "${server}"`, error));
+  }
+
+  /**
+   * Creates the cache folder and its missing parents one `mkdir` at a time. Not
+   * `mkdir({ recursive: true })`: on Node 20 that spins a thread-pool thread forever on
+   * some paths (a cacheDir under /proc/self/root/proc), and the write behind it never ends.
+   */
+  private async makeDir(): Promise<void> {
+    if (this.dirMade) return;
+    const missing: string[] = [];
+    for (let dir = resolve(this.dir); ; dir = dirname(dir)) {
+      try {
+        await mkdir(dir, { mode: 0o700 });
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') break;
+        if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
+        missing.push(dir);
+      }
+    }
+    for (const dir of missing.reverse()) {
+      await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+    }
+    this.dirMade = true;
   }
 
   private fileOf(server: string): string {

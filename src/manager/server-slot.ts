@@ -325,13 +325,18 @@ export class ServerSlot {
       (timeoutMs) => client.ping({ timeout: timeoutMs }),
       (error) => {
         if (this.client !== client || this.op) return;
-        this.lastError = new McpError(
+        const wedged = new McpError(
           'timeout',
           `${serverLabel(this.name)}the server failed ${FAILED_PROBES_TO_RESTART} health checks in a row and was restarted (last: ${error.message})`,
           { server: this.name, phase: 'ping', cause: error },
         );
-        // A failed start is recorded in the state; nobody waits for this restart.
-        this.begin('restart', (signal) => this.stopThenStart(signal)).catch(() => undefined);
+        this.lastError = wedged;
+        // A failed start is recorded in the state; nobody waits for this restart. A good start
+        // clears lastError, but why the server was restarted stays visible in status().
+        this.begin('restart', async (signal) => {
+          await this.stopThenStart(signal);
+          this.lastError ??= wedged;
+        }).catch(() => undefined);
       },
     );
   }

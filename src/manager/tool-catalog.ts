@@ -23,9 +23,9 @@ export class ToolCatalog {
     onCacheProblem: CacheProblem,
     private readonly onChanged: (server: string) => void,
     filters?: ReadonlyMap<string, ToolPredicate | undefined>,
-    onDuplicate?: (server: string, tool: string) => void,
+    onToolProblem?: (server: string, message: string) => void,
   ) {
-    this.index = new ToolIndex(servers, filters, onDuplicate);
+    this.index = new ToolIndex(servers, filters, onToolProblem);
     this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
   }
 
@@ -54,14 +54,21 @@ export class ToolCatalog {
   }
 
   /**
-   * A start or a re-list saw the live tools: index them, say if they changed, and save
-   * them; resolves once they are on disk, so a manager created next finds them.
+   * A start or a re-list saw the live tools: index them, say if they changed, and queue
+   * them for the cache (never waiting for the disk: see {@link flushed}).
    */
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
     const before = this.index.toolsOf(slot.name);
-    this.index.set(slot.name, tools);
-    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
-    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+    // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
+    const taken = this.index.set(slot.name, tools);
+    const after = this.index.toolsOf(slot.name) ?? [];
+    if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(after.map((t) => t.tool))) this.onChanged(slot.name);
+    this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, taken);
+  }
+
+  /** Resolves once the cache writes queued so far are on disk, or after `ms`. Never rejects. */
+  flushed(ms: number): Promise<void> {
+    return this.cache ? this.cache.flushed(ms) : Promise.resolve();
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
@@ -86,7 +93,7 @@ export class ToolCatalog {
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.index.clear(server);
-    void this.cache?.invalidate(server);
+    this.cache?.invalidate(server);
   }
 
   private async fromCache(slot: ServerSlot): Promise<ManagedTool[] | undefined> {

@@ -1,3 +1,5 @@
+import { McpError, serverLabel } from '../errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type { Tool } from '../protocol/types.js';
 import type { ToolPredicate } from './tool-filter.js';
 import { claimedServerPart, publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
@@ -20,36 +22,55 @@ export class ToolIndex {
   private readonly prefixes: Map<string, string>;
   private readonly byServer = new Map<string, ManagedTool[]>();
   private readonly byName = new Map<string, ManagedTool>();
-  /** `server\0tool` pairs already reported as listed twice, so a re-listing does not repeat it. */
+  /** Public names of tools left out for nesting too deep, with the error a call to one gets. */
+  private readonly refused = new Map<string, { server: string; error: McpError }>();
+  /** Problems already reported (a tool listed twice, one refused), so a re-listing does not repeat them. */
   private readonly reported = new Set<string>();
 
   /** `filters`: per server, which raw tool names the config lets through (none: all). */
   constructor(
     servers: readonly string[],
     private readonly filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
-    /** Told once per server and raw name when a server lists a tool twice (the first is kept). */
-    private readonly onDuplicate: (server: string, tool: string) => void = () => undefined,
+    /** Told once per server and tool of a problem with its listing: a tool listed twice (the first is kept), one refused. */
+    private readonly onProblem: (server: string, message: string) => void = () => undefined,
   ) {
     this.prefixes = serverPrefixes(servers);
   }
 
-  /** Replaces a server's tools; a raw name listed twice keeps its first definition; those its config filters out are left out. */
-  set(server: string, tools: readonly Tool[]): void {
+  /**
+   * Replaces a server's tools; a raw name listed twice keeps its first definition; those its
+   * config filters out are left out, and so are those nesting deeper than {@link MAX_JSON_DEPTH}
+   * (no walk, comparison or serialization of them could be trusted not to overflow the stack).
+   * Returns the tools taken, filtered ones included: what is worth saving.
+   */
+  set(server: string, tools: readonly Tool[]): Tool[] {
     this.clear(server);
     const prefix = this.prefixes.get(server) as string;
     const first = new Map<string, Tool>();
     for (const tool of tools) {
       if (!first.has(tool.name)) first.set(tool.name, tool);
-      else if (!this.reported.has(`${server}\0${tool.name}`)) {
-        this.reported.add(`${server}\0${tool.name}`);
-        this.onDuplicate(server, tool.name);
-      }
+      else this.report(server, `twice\0${tool.name}`, `the server listed tool ${JSON.stringify(tool.name)} more than once; the first definition is used`);
     }
     // Names come from the whole list, so changing a filter never renames the tools it keeps.
     const names = publicToolNames(server, prefix, [...first.keys()]);
-    const managed = this.visible(server, [...first.values()]).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
+    const taken: Tool[] = [];
+    for (const tool of first.values()) {
+      if (!nestsDeeperThan(tool, MAX_JSON_DEPTH)) taken.push(tool);
+      else if (this.allowed(server, tool.name)) {
+        const error = tooDeep(server, tool.name);
+        this.refused.set(names.get(tool.name) as string, { server, error });
+        this.report(server, `deep\0${tool.name}`, error.message);
+      }
+    }
+    const managed = this.visible(server, taken).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
+    return taken;
+  }
+
+  /** Why a public name that belongs to a tool left out of its server's listing cannot be called. */
+  refusal(publicName: string): { server: string; error: McpError } | undefined {
+    return this.refused.get(publicName);
   }
 
   /** Whether the server's config lets this raw tool name through. */
@@ -66,6 +87,13 @@ export class ToolIndex {
   clear(server: string): void {
     for (const entry of this.byServer.get(server) ?? []) this.byName.delete(entry.name);
     this.byServer.delete(server);
+    for (const [name, refused] of this.refused) if (refused.server === server) this.refused.delete(name);
+  }
+
+  private report(server: string, key: string, message: string): void {
+    if (this.reported.has(`${server}\0${key}`)) return;
+    this.reported.add(`${server}\0${key}`);
+    this.onProblem(server, message);
   }
 
   /** The server's tools, or undefined when they are not known yet. */
@@ -98,6 +126,14 @@ export class ToolIndex {
     for (const [candidate, entry] of this.byName) if (!among || among.has(entry.server)) candidates.push([candidate, candidate]);
     return closest(name, candidates, limit);
   }
+}
+
+function tooDeep(server: string, tool: string): McpError {
+  return new McpError(
+    'protocol-error',
+    `${serverLabel(server)}tool ${JSON.stringify(tool)} was left out: its definition nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`,
+    { server, phase: 'tools/list' },
+  );
 }
 
 /** The `limit` values whose keys are within a bounded edit distance of `query`, best first. */

@@ -2,6 +2,8 @@
 // reject or misread them), cycles cut with a note a model can read, and a walk over every
 // subschema for the provider-specific rewrites. Pure functions: inputs are never changed.
 
+import { nestsDeeperThan } from '../protocol/json-depth.js';
+
 export type JsonSchema = Record<string, unknown>;
 
 /** What an adapter changed in a schema, for callers who want to know (and for strictness decisions). */
@@ -73,6 +75,11 @@ export function inlineRefs(root: JsonSchema, report: SchemaReport): JsonSchema {
         : key === 'enum' || key === 'const' || key === 'default' || key === 'examples' || key === 'example' || key === 'required'
           ? value
           : expand(value, `${path}/${key}`, here, depth + 1);
+      // Values are copied whole; one too deep would overflow whoever serializes the schema.
+      if ((key === 'enum' || key === 'const' || key === 'default' || key === 'examples' || key === 'example') && nestsDeeperThan(value, MAX_DEPTH)) {
+        delete out[key];
+        report.notes.push(`removed "${key}" at ${path || '/'}: its value is too deep`);
+      }
     }
     return out;
   };

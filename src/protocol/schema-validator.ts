@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** One way a value fails a schema: where (`a.b[0]`, '' for the whole value) and what is wrong. */
 export interface SchemaIssue {
@@ -55,18 +56,6 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
   return '2020-12';
 }
 
-/** Depth of nesting, measured without recursion so a hostile schema cannot overflow the stack. */
-function tooDeep(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 const compiled = new WeakMap<object, CompiledSchema | null>();
 const compiledWithDefaults = new WeakMap<object, CompiledSchema | null>();
 
@@ -88,11 +77,13 @@ export function compileSchema(schema: unknown, options: { useDefaults?: boolean 
 
 function compileUncached(schema: Record<string, unknown>, useDefaults: boolean): CompiledSchema | undefined {
   try {
-    if (tooDeep(schema, MAX_SCHEMA_DEPTH) || JSON.stringify(schema).length > MAX_SCHEMA_CHARS) return undefined;
+    if (nestsDeeperThan(schema, MAX_SCHEMA_DEPTH) || JSON.stringify(schema).length > MAX_SCHEMA_CHARS) return undefined;
     const { $schema: _declared, ...body } = schema;
     const validate: ValidateFunction = engine(dialectOf(schema), useDefaults).compile(body);
     return {
       check(value) {
+        // ajv follows a recursive schema as deep as the value goes, on the stack.
+        if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return [{ path: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }];
         if (validate(value)) return [];
         return (validate.errors ?? []).slice(0, MAX_ISSUES).map(describe);
       },

@@ -1,5 +1,6 @@
 import { McpError, type McpPhase, serverLabel, stderrHint } from '../errors.js';
 import type { ExitStatus } from '../transport/server-process.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** What an error needs to know about the request it is about. */
 export interface RequestLabel {
@@ -87,8 +88,9 @@ export class SessionErrors {
     const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
     const rpc = {
       code: typeof e.code === 'number' ? e.code : 0,
-      message: typeof e.message === 'string' ? e.message : JSON.stringify(error),
-      ...(e.data === undefined ? {} : { data: e.data }),
+      // Whatever else the server put there, shown only if it is safe to serialize.
+      message: typeof e.message === 'string' ? e.message : nestsDeeperThan(error, MAX_JSON_DEPTH) ? '(an error nesting too deep to show)' : JSON.stringify(error),
+      ...(e.data === undefined || nestsDeeperThan(e.data, MAX_JSON_DEPTH) ? {} : { data: e.data }),
     };
     return new McpError('rpc-error', `${this.prefix}${request.label} failed: ${rpc.message} (JSON-RPC error ${rpc.code})`, {
       server: this.server,

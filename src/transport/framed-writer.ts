@@ -1,35 +1,74 @@
 import type { Writable } from 'node:stream';
 import { AbstractMessageWriter } from 'vscode-jsonrpc';
 import type { Message, MessageWriter } from 'vscode-jsonrpc';
-import { McpError } from '../errors.js';
+import { McpError, serverLabel } from '../errors.js';
+import { invalidOption } from './framing-options.js';
+
+/** 16 MiB. */
+export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
+export interface WriterOptions {
+  /**
+   * Most bytes of frames the writer holds while the stream does not take them (a server
+   * that stops reading its stdin). A write past it is refused at once with `unavailable`,
+   * and the writer goes on: frames already queued still leave once the peer reads again.
+   * Default: {@link DEFAULT_MAX_QUEUED_BYTES} (16 MiB).
+   */
+  maxQueuedBytes?: number;
+  /** The server at the other end, named in errors. */
+  server?: string;
+}
+
+type RequestId = number | string;
+
+/** `maxQueuedBytes` with its default filled in; `invalid-config` when it is not a positive integer. */
+export function resolveMaxQueuedBytes(options: WriterOptions | undefined): number {
+  const value = options?.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+  if (!Number.isSafeInteger(value) || value <= 0) throw invalidOption('maxQueuedBytes', 'a positive integer', value);
+  return value;
+}
 
 interface PendingWrite {
+  /** '' once dropped. */
   frame: string;
-  message: Message;
+  /** Bytes of `frame`, counted when it was queued (0 for a frame written at once). */
+  bytes: number;
+  /** The request's id, for a request (only a request's frame can be dropped). */
+  id: RequestId | undefined;
+  /** Undefined once dropped, so a dropped frame holds nothing. */
+  message: Message | undefined;
   resolve(): void;
   reject(error: Error): void;
 }
 
 /**
  * The stream-facing half of a writer, shared by both framings, which supply
- * {@link encode}. Each frame is one `write` call, so frames never interleave; while the
- * stream asks to wait for 'drain', frames queue in order instead of piling up in the
- * stream's own buffer. When the stream errors or closes, pending and later writes reject
- * and `onError` fires for each.
+ * {@link encode}. Frames never interleave and keep their order. The frames of one turn
+ * of the event loop leave together in one write (the stream is corked for the turn);
+ * while the stream asks to wait for 'drain', frames queue here instead of piling up in
+ * the stream's own buffer, at most `maxQueuedBytes` of them, and a request's queued frame
+ * can be dropped ({@link drop}) once nobody waits for its answer. When the stream errors
+ * or closes, pending and later writes reject and `onError` fires for each.
  */
 export abstract class FramedMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private queue: (PendingWrite | undefined)[] = [];
   private head = 0;
+  /** The queued frames of requests, by id. */
+  private readonly queuedRequests = new Map<RequestId, PendingWrite>();
+  private bytesQueued = 0;
+  /** Dropped frames still taking a slot in `queue`. */
+  private holes = 0;
+  private readonly maxQueuedBytes: number;
+  private readonly server: string | undefined;
   private congested = false;
   private ending = false;
   private failure: Error | undefined;
   private errorCount = 0;
   private readonly handleDrain = (): void => this.flush();
-  /** 0: nothing written this turn; 1: one frame went straight out; 2: the stream is corked until the turn ends. */
-  private burst = 0;
-  private readonly endBurst = (): void => {
-    if (this.burst === 2) this.writable.uncork();
-    this.burst = 0;
+  private corked = false;
+  private readonly endTurn = (): void => {
+    this.corked = false;
+    this.writable.uncork();
   };
   private readonly handleError = (error: Error): void => this.failAll(error);
   private readonly handleClose = (): void => {
@@ -37,11 +76,26 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     this.fireClose();
   };
 
-  constructor(private readonly writable: Writable) {
+  constructor(
+    private readonly writable: Writable,
+    options: WriterOptions = {},
+  ) {
     super();
+    this.maxQueuedBytes = resolveMaxQueuedBytes(options);
+    this.server = options.server;
     writable.on('drain', this.handleDrain).on('error', this.handleError).on('close', this.handleClose);
   }
 
+  /** Bytes of frames waiting for the stream, in this writer and in the stream's own buffer. */
+  get queuedBytes(): number {
+    return this.bytesQueued + this.writable.writableLength;
+  }
+
+  /**
+   * Resolves once the frame is handed to the stream (or dropped); rejects with
+   * `protocol-error` for a message that is not JSON, with `unavailable` when `maxQueuedBytes`
+   * are already waiting — neither ends the writer — and with the stream's error once it fails.
+   */
   write(message: Message): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let frame: string;
@@ -49,14 +103,39 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
         frame = this.encode(message);
       } catch (error) {
         // Only this message is bad (a BigInt, a cycle); the stream is fine, so this is no writer error.
-        return reject(new McpError('protocol-error', `cannot send a message that is not JSON: ${(error as Error).message ?? error}`, { cause: error }));
+        return reject(
+          new McpError('protocol-error', `${serverLabel(this.server)}cannot send a message that is not JSON: ${(error as Error).message ?? error}`, {
+            ...this.fields(),
+            cause: error,
+          }),
+        );
       }
-      const write: PendingWrite = { frame, message, resolve, reject };
+      const id = 'method' in message && 'id' in message ? (message.id as RequestId | undefined) : undefined;
+      const write: PendingWrite = { frame, bytes: 0, id, message, resolve, reject };
       if (this.failure !== undefined) this.reject(write, this.failure);
       else if (this.ending) this.reject(write, new Error('cannot write a message: the writer was ended'));
-      else if (this.congested) this.queue.push(write);
+      else if (this.congested) this.enqueue(write, reject);
       else this.writeNow(write);
     });
+  }
+
+  /**
+   * Takes the queued frame of request `id` out of the queue, unwritten, because nobody
+   * waits for its answer any more (it timed out, was cancelled, its connection is being
+   * left). Returns whether it was still queued: then the peer never saw the request and
+   * needs no `notifications/cancelled`. Its `write()` promise resolves.
+   */
+  drop(id: RequestId): boolean {
+    const write = this.queuedRequests.get(id);
+    if (!write) return false;
+    this.queuedRequests.delete(id);
+    this.bytesQueued -= write.bytes;
+    write.frame = '';
+    write.bytes = 0;
+    write.message = undefined;
+    write.resolve();
+    if (++this.holes > 1024 && this.holes * 2 > this.queue.length - this.head) this.compact();
+    return true;
   }
 
   /** Ends the stream once the queued frames are written. */
@@ -75,21 +154,37 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
   /** The whole frame of one message, written as is. */
   protected abstract encode(message: Message): string;
 
+  private enqueue(write: PendingWrite, reject: (error: Error) => void): void {
+    const bytes = Buffer.byteLength(write.frame, 'utf8');
+    const waiting = this.queuedBytes;
+    if (waiting + bytes > this.maxQueuedBytes) {
+      // Refused alone, not reported through onError: the connection stays up for when the peer reads again.
+      return reject(
+        new McpError(
+          'unavailable',
+          `${serverLabel(this.server)}the server is not reading its input: ${waiting} bytes of messages are already waiting (maxQueuedBytes ${this.maxQueuedBytes}); not sending more until it does`,
+          this.fields(),
+        ),
+      );
+    }
+    write.bytes = bytes;
+    this.bytesQueued += bytes;
+    this.queue.push(write);
+    if (write.id !== undefined) this.queuedRequests.set(write.id, write);
+  }
+
   private writeNow(write: PendingWrite): void {
     if (!this.writable.writable) {
       this.failAll(new Error('cannot write a message: the stream is closed or ended'));
       return this.reject(write, this.failure!);
     }
-    // The first frame of a turn of the event loop goes out at once (no added latency); the
-    // frames that follow it in the same turn (the calls that a chunk of answers just
-    // released) are corked and leave together in one writev when the turn ends: one
-    // syscall and one wake-up of the server instead of one per frame.
-    if (this.burst === 0) {
-      this.burst = 1;
-      process.nextTick(this.endBurst);
-    } else if (this.burst === 1) {
-      this.burst = 2;
+    // Every frame of this turn of the event loop (the calls that a chunk of answers just
+    // released) leaves in one writev when the turn ends: one syscall and one wake-up of the
+    // server instead of one per frame. process.nextTick runs before any I/O, so no latency is added.
+    if (!this.corked) {
+      this.corked = true;
       this.writable.cork();
+      process.nextTick(this.endTurn);
     }
     const accepted = this.writable.write(write.frame, (error) => {
       if (!error) return write.resolve();
@@ -105,12 +200,37 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     while (!this.congested && this.head < this.queue.length) {
       const write = this.queue[this.head]!;
       this.queue[this.head++] = undefined;
+      if (write.message === undefined) {
+        this.holes--;
+        continue;
+      }
+      this.take(write);
       this.writeNow(write);
     }
     if (this.head < this.queue.length) return;
     this.queue = [];
     this.head = 0;
+    this.holes = 0;
     if (this.ending) this.endNow();
+  }
+
+  /** A queued frame leaves the queue: it can no longer be dropped. */
+  private take(write: PendingWrite): void {
+    this.bytesQueued -= write.bytes;
+    write.bytes = 0;
+    if (write.id !== undefined && this.queuedRequests.get(write.id) === write) this.queuedRequests.delete(write.id);
+  }
+
+  /** Forgets the slots of dropped frames, so a peer that never reads cannot make them pile up. */
+  private compact(): void {
+    const live: PendingWrite[] = [];
+    for (let i = this.head; i < this.queue.length; i++) {
+      const write = this.queue[i];
+      if (write?.message !== undefined) live.push(write);
+    }
+    this.queue = live;
+    this.head = 0;
+    this.holes = 0;
   }
 
   private endNow(): void {
@@ -124,11 +244,21 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     const head = this.head;
     this.queue = [];
     this.head = 0;
-    for (let i = head; i < queued.length; i++) this.reject(queued[i]!, this.failure);
+    this.holes = 0;
+    this.bytesQueued = 0;
+    this.queuedRequests.clear();
+    for (let i = head; i < queued.length; i++) {
+      const write = queued[i]!;
+      if (write.message !== undefined) this.reject(write, this.failure);
+    }
   }
 
   private reject(write: PendingWrite, error: Error): void {
     this.fireError(error, write.message, ++this.errorCount);
     write.reject(error);
+  }
+
+  private fields(): { server?: string } {
+    return this.server === undefined ? {} : { server: this.server };
   }
 }

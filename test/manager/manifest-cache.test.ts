@@ -29,8 +29,8 @@ describe('tool manifest cache', () => {
     const first = manage(config, dir);
     const listed = await first.manager.listTools();
     expect(first.starts).toHaveLength(5);
-    // listTools() resolves once the entries are on disk.
-    expect(cacheFiles(dir)).toHaveLength(5);
+    // Writes never delay a listing: they land soon after.
+    expect(await waitForFiles(dir, 5)).toBe(true);
 
     const second = manage(config, dir);
     const cached = await second.manager.listTools();

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/json-depth.js';
 import type { CallToolResult, UnknownContentBlock } from '../../protocol/types.js';
 
 /** A tool result's content in the few kinds chat APIs tell apart. */
@@ -45,7 +46,9 @@ export function partsOf(result: CallToolResult): Part[] {
         parts.push({ kind: 'text', text: `[content of type ${JSON.stringify((block as UnknownContentBlock).type)} left out]` });
     }
   }
-  if (result.structuredContent !== undefined) {
+  if (result.structuredContent !== undefined && nestsDeeperThan(result.structuredContent, MAX_JSON_DEPTH)) {
+    parts.push({ kind: 'text', text: `[structured content left out: it nests deeper than ${MAX_JSON_DEPTH} levels]` });
+  } else if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
     if (!parts.some((p) => p.kind === 'text' && p.text.includes(json))) parts.push({ kind: 'text', text: json });
   }
