@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { HOST_NAMES, type HostName } from '../manager/config-discovery.js';
 import { oneLine } from './format.js';
 
 /** Exit statuses of `lazy-mcp`: 0 ok, 1 a tool or server error, 2 a usage or config error. */
@@ -21,6 +22,8 @@ export type Command =
 export interface GlobalOptions {
   /** `--config FILE`; undefined means the default lookup. */
   config?: string;
+  /** `--from APP`: that application's user-level MCP config. */
+  from?: HostName;
   /** `--cache-dir DIR`: turns the tool manifest cache on. */
   cacheDir?: string;
   json: boolean;
@@ -46,7 +49,9 @@ Commands:
   status      start the servers as "tools" does, then show each one's state
 
 Options:
-  --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
+  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
+                    .vscode/mcp.json or .cursor/mcp.json from here up)
+  --from APP        use an app's own MCP servers: claude-desktop, claude-code, cursor, vscode
   --cache-dir DIR   keep tool lists in DIR so later runs list tools without starting servers
   --server S        only this server (repeatable)
   --args-file F     read the call's JSON arguments from file F ("-" for stdin)
@@ -61,6 +66,7 @@ Exit status: 0 ok, 1 a tool or server error, 2 a usage or config error.
 
 const OPTIONS = {
   config: { type: 'string' },
+  from: { type: 'string' },
   'cache-dir': { type: 'string' },
   server: { type: 'string', multiple: true },
   'args-file': { type: 'string' },
@@ -82,7 +88,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   status: { options: [], required: [], optional: [] },
 };
 
-const GLOBAL: OptionName[] = ['config', 'cache-dir', 'json', 'verbose', 'help', 'version'];
+const GLOBAL: OptionName[] = ['config', 'from', 'cache-dir', 'json', 'verbose', 'help', 'version'];
 
 /** Parses `argv` (without node and the script); throws {@link UsageError}. */
 export function parseCommandLine(argv: readonly string[]): Invocation {
@@ -110,8 +116,13 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     throw new UsageError(`unexpected argument ${JSON.stringify(rest[spec.required.length + spec.optional.length])} for "${name}"`);
   }
 
+  if (values.config !== undefined && values.from !== undefined) throw new UsageError('give either --config or --from, not both');
+  if (values.from !== undefined && !(HOST_NAMES as readonly string[]).includes(values.from)) {
+    throw new UsageError(`--from must be one of ${HOST_NAMES.join(', ')}, got ${JSON.stringify(values.from)}`);
+  }
   const options: GlobalOptions = {
     ...(values.config === undefined ? {} : { config: values.config }),
+    ...(values.from === undefined ? {} : { from: values.from as HostName }),
     ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
     json: values.json ?? false,
     verbose: values.verbose ?? false,

@@ -1,7 +1,8 @@
 import { McpError, McpServerManager } from '../index.js';
 import { type Command, EXIT, type GlobalOptions, UsageError } from './args.js';
 import { runCommand } from './commands.js';
-import { packageVersion, prepareEnvironment, resolveConfigPath } from './environment.js';
+import { chooseConfig, managerFor } from './config-choice.js';
+import { packageVersion, prepareEnvironment } from './environment.js';
 import { Reporter } from './reporter.js';
 
 /** Signals that end a command gracefully, with their exit statuses: the request is cancelled and the servers stopped. */
@@ -15,11 +16,11 @@ type HandledSignal = keyof typeof SIGNALS;
 export async function run(command: Command, options: GlobalOptions): Promise<number> {
   const report = new Reporter(process.stderr, { progress: Boolean(process.stderr.isTTY) || options.verbose, verbose: options.verbose });
   prepareEnvironment();
-  const configPath = resolveConfigPath(options.config);
-  if (options.verbose) report.line(`lazy-mcp: using config ${configPath}`);
   let manager: McpServerManager;
   try {
-    manager = McpServerManager.fromFile(configPath, {
+    const chosen = chooseConfig(options);
+    if (options.verbose) report.line(`lazy-mcp: using config ${chosen.file.path}${chosen.origin === '--config' ? '' : ` (${chosen.origin})`}`);
+    manager = managerFor(chosen, {
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
       ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     });
