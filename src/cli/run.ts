@@ -1,6 +1,7 @@
 import { McpError, McpServerManager } from '../index.js';
 import { type Command, EXIT, type GlobalOptions, UsageError } from './args.js';
 import { runCommand } from './commands.js';
+import { coloursFor } from './colour.js';
 import { chooseConfig, managerFor } from './config-choice.js';
 import { packageVersion, prepareEnvironment } from './environment.js';
 import { Reporter } from './reporter.js';
@@ -14,7 +15,12 @@ type HandledSignal = keyof typeof SIGNALS;
  * The manager is always shut down before this resolves, so no server outlives the command.
  */
 export async function run(command: Command, options: GlobalOptions): Promise<number> {
-  const report = new Reporter(process.stderr, { progress: Boolean(process.stderr.isTTY) || options.verbose, verbose: options.verbose });
+  const report = new Reporter(process.stderr, {
+    progress: Boolean(process.stderr.isTTY) || options.verbose,
+    verbose: options.verbose,
+    json: options.json,
+    colour: coloursFor(process.stderr),
+  });
   prepareEnvironment();
   let manager: McpServerManager;
   try {
@@ -57,6 +63,7 @@ export async function run(command: Command, options: GlobalOptions): Promise<num
       json: options.json,
       // A pseudo-terminal may report no width (0); then lines are left whole.
       ...(process.stdout.isTTY && process.stdout.columns > 0 ? { width: process.stdout.columns } : {}),
+      colour: coloursFor(process.stdout),
       signal: abort.signal,
     });
   } catch (error) {
@@ -65,9 +72,17 @@ export async function run(command: Command, options: GlobalOptions): Promise<num
       return interrupted;
     }
     report.error(error);
-    return error instanceof UsageError || (error instanceof McpError && error.code === 'invalid-config') ? EXIT.usage : EXIT.failed;
+    return exitStatusOf(error);
   } finally {
     await manager.shutdown();
     removeListeners();
   }
+}
+
+/** Codes that say the command line or the config is wrong, not that a server or tool failed. */
+const USAGE_CODES: ReadonlySet<string> = new Set(['invalid-config', 'unknown-server', 'unknown-tool', 'invalid-arguments']);
+
+/** 2 for a usage or config error (a name that does not exist included), else 1. */
+export function exitStatusOf(error: unknown): number {
+  return error instanceof UsageError || (error instanceof McpError && USAGE_CODES.has(error.code)) ? EXIT.usage : EXIT.failed;
 }

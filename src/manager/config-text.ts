@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { parse, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { McpError } from '../errors.js';
 
 /** What `${…}` expansion may know about where a config came from. */
@@ -44,12 +44,29 @@ const PROBLEMS: Record<string, string> = {
 export function parseConfigText(text: string): unknown {
   const errors: ParseError[] = [];
   // A byte-order mark is legal in a file but not in JSON.
-  const value: unknown = parse(text.replace(/^\uFEFF/, ''), errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const body = text.replace(/^\uFEFF/, '');
+  const tree = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   const first = errors[0];
-  if (first === undefined) return value;
-  const { line, column } = lineAndColumn(text.replace(/^\uFEFF/, ''), first.offset);
-  const code = printParseErrorCode(first.error);
+  if (first === undefined && tree !== undefined) return valueOf(tree);
+  const { line, column } = lineAndColumn(body, first?.offset ?? 0);
+  const code = first === undefined ? 'ValueExpected' : printParseErrorCode(first.error);
   throw new McpError('invalid-config', `config is not valid JSON: ${PROBLEMS[code] ?? code} at line ${line}, column ${column}`, { phase: 'config' });
+}
+
+/**
+ * A parsed node as a plain value. Keys are defined, not assigned, so that a key such as
+ * `__proto__` stays an ordinary key, as with `JSON.parse`.
+ */
+function valueOf(node: Node): unknown {
+  if (node.type === 'array') return (node.children ?? []).map(valueOf);
+  if (node.type !== 'object') return node.value;
+  const out: Record<string, unknown> = {};
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? [];
+    if (key === undefined || value === undefined) continue;
+    Object.defineProperty(out, String(key.value), { value: valueOf(value), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** 1-based line and column of a character offset; a CRLF counts as one line break. */

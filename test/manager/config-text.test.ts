@@ -94,3 +94,11 @@ describe('${workspaceFolder} and ${input:…}', () => {
     expect(() => McpServerManager.fromFile(path)).toThrow(expect.objectContaining({ code: 'invalid-config', message: `${path}: config is not valid JSON: colon expected at line 4, column 9` }));
   });
 });
+
+describe('hostile keys', () => {
+  it('keeps "__proto__" an ordinary key, as JSON.parse does', () => {
+    const value = parseConfigText('{ "mcpServers": { "__proto__": { "command": "x" }, } }') as { mcpServers: Record<string, unknown> };
+    expect(Object.keys(value.mcpServers)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(value.mcpServers)).toBe(Object.prototype);
+  });
+});
