@@ -179,6 +179,8 @@ export function arePairs(args: readonly string[]): boolean {
 
 /** Node's parser errors in our words: an unknown option gets a suggestion. */
 function parserMessage(error: Error & { code?: string }): string {
+  const missing = /^Option '(-\S+)(?:, (--\S+))? <value>' argument missing/.exec(error.message);
+  if (missing) return `${missing[2] ?? missing[1]} needs a value`;
   const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec(error.message)?.[1] : undefined;
   if (unknown === undefined) return oneLine(error.message);
   const names = Object.entries(OPTIONS).flatMap(([option, spec]) => [`--${option}`, ...('short' in spec ? [`-${spec.short}`] : [])]);

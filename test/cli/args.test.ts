@@ -50,7 +50,8 @@ describe('parseCommandLine', () => {
     [['call', 't', '--timeout=-5'], '--timeout must be a positive whole number of milliseconds, got "-5"'],
     [['call', 't', '--timeout', '-5'], expect.stringMatching(/^Option '--timeout' argument is ambiguous\. Did you forget .*'--timeout=-XYZ'\.$/)],
     [['call', 't', '--timeout', '0'], '--timeout must be a positive whole number of milliseconds, got "0"'],
-    [['tools', '--config'], "Option '--config <value>' argument missing"],
+    [['tools', '--config'], '--config needs a value'],
+    [['call', 't', '--max-time'], '--max-time needs a value'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(expect.objectContaining({ name: 'UsageError', message }));
   });
