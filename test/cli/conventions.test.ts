@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/fixtures.js';
 import { fixtureConfig, runCli, scratchDir } from './run-cli.js';
@@ -122,5 +122,20 @@ describe('colour', () => {
     expect(refused.stderr).toBe(none.stderr);
     const table = await runCli(['tools', ...echo], { env: { FORCE_COLOR: '1' } });
     expect(table.stdout).toMatch(/^\u001b\[1mTOOL\s+SERVER\s+DESCRIPTION\u001b\[22m\n/);
+  });
+});
+
+describe('a silent start under npx', () => {
+  it('says npx may still be downloading the package', async () => {
+    // A command named npx (this Node, by a symlink) running a server that says nothing.
+    const npx = join(scratch.path, 'npx');
+    symlinkSync(process.execPath, npx);
+    const config = join(scratch.path, 'npx.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { pkg: { command: npx, args: [join(repoRoot, 'test/fixtures/silent-start.mjs')], timeout: 400 } } }));
+    const run = await runCli(['call', 'mcp__pkg__anything', '--config', config]);
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toBe(
+      'lazy-mcp: server "pkg": initialize timed out after 400 ms; the server did not finish starting; it printed nothing: npx may still be downloading the package (a first run, or offline without it in the cache); run the command once by hand, or raise the server\'s "timeout"\n',
+    );
   });
 });
