@@ -26,6 +26,7 @@ export function withDownloadHint(error: unknown, config: { command: string; args
   const runner = packageRunner(config.command, config.args);
   if (runner === undefined) return error;
   const hint = `; it printed nothing: ${runner} may still be downloading the package (a first run, or offline without it in the cache); run the command once by hand, or raise the server's "timeout"`;
+  if (error.message.endsWith(hint)) return error; // told once already
   const { server, phase, stderrTail } = error;
   return new McpError('timeout', `${error.message}${hint}`, { server, phase, stderrTail, cause: error.cause });
 }

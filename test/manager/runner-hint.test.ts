@@ -31,6 +31,8 @@ describe('packageRunner', () => {
     expect(withDownloadHint(withStderr, { command: 'npx' }, true)).toBe(withStderr);
     const crash = new McpError('peer-exited', 'x');
     expect(withDownloadHint(crash, { command: 'npx' }, true)).toBe(crash);
+    const once = withDownloadHint(timeout, { command: 'npx' }, true);
+    expect(withDownloadHint(once, { command: 'npx' }, true)).toBe(once);
     expect(withDownloadHint(timeout, { command: 'uvx' }, true)).toMatchObject({ code: 'timeout', server: 's', phase: 'initialize', message: expect.stringContaining('; it printed nothing: uvx may still be downloading') });
   });
 });
