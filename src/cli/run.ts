@@ -68,7 +68,8 @@ export async function run(command: Command, options: GlobalOptions): Promise<num
     });
   } catch (error) {
     if (interrupted !== undefined) {
-      report.line('lazy-mcp: interrupted');
+      if (options.json) report.error(new McpError('cancelled', 'interrupted'));
+      else report.line('lazy-mcp: interrupted');
       return interrupted;
     }
     report.error(error);
