@@ -1,10 +1,16 @@
 import { parseArgs } from 'node:util';
+import { HOST_NAMES, type HostName } from '../manager/config-discovery.js';
 import { oneLine } from './format.js';
+import { closest, didYouMean } from './suggest.js';
 
-/** Exit statuses of `lazy-mcp`: 0 ok, 1 a tool or server error, 2 a usage or config error. */
+/**
+ * Exit statuses of `lazy-mcp`: 0 ok; 1 a tool or server error (the tool's own `isError`, a
+ * failed call or read, a server that could not be listed or started); 2 a usage or config
+ * error (the command line, or a config file or entry, a server or tool name that does not exist).
+ */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
-/** A mistake on the command line: reported in one line, exit status 2. */
+/** A mistake on the command line, or no config to run on: reported in one line, exit status 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -12,15 +18,18 @@ export class UsageError extends Error {
 /** What to run, as parsed from the command line. */
 export type Command =
   | { name: 'tools'; servers: string[] }
-  | { name: 'call'; tool: string; args?: string; argsFile?: string; timeout?: number }
+  | { name: 'tool'; tool: string }
+  | { name: 'call'; tool: string; args?: string; pairs?: string[]; argsFile?: string; timeout?: number; maxTime?: number }
   | { name: 'resources'; servers: string[] }
-  | { name: 'read'; server: string; uri: string; timeout?: number }
+  | { name: 'read'; server: string; uri: string; timeout?: number; maxTime?: number }
   | { name: 'status' };
 
 /** Options every command takes. */
 export interface GlobalOptions {
   /** `--config FILE`; undefined means the default lookup. */
   config?: string;
+  /** `--from APP`: that application's user-level MCP config. */
+  from?: HostName;
   /** `--cache-dir DIR`: turns the tool manifest cache on. */
   cacheDir?: string;
   json: boolean;
@@ -29,42 +38,52 @@ export interface GlobalOptions {
 
 export type Invocation = { action: 'help' } | { action: 'version' } | { action: 'run'; command: Command; options: GlobalOptions };
 
-export const USAGE = `lazy-mcp — many stdio MCP servers as one lazy, shared pool
+export const USAGE = `lazy-mcp — many MCP servers as one lazy, shared pool
 
 Usage:
   lazy-mcp tools [--server S]... [--json]
-  lazy-mcp call <public-name> [json-args | --args-file F] [--timeout MS] [--json]
+  lazy-mcp tool <public-name> [--json]
+  lazy-mcp call <public-name> [json-args | key=value... | --args-file F] [--timeout MS] [--max-time MS] [--json]
   lazy-mcp resources [--server S]... [--json]
-  lazy-mcp read <server> <uri> [--timeout MS] [--json]
+  lazy-mcp read <server> <uri> [--timeout MS] [--max-time MS] [--json]
   lazy-mcp status [--json]
 
 Commands:
   tools       list every tool: public name, server, first line of its description
-  call        call one tool by its public name (mcp__<server>__<tool>) and print its content
+  tool        show one tool: its description and input schema
+  call        call one tool by its public name (mcp__<server>__<tool>) and print its content;
+              arguments are one JSON object or key=value pairs (typed by the tool's schema)
   resources   list the servers' resources and resource templates
   read        read one resource of one server
   status      start the servers as "tools" does, then show each one's state
 
 Options:
-  --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
+  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
+                    .vscode/mcp.json or .cursor/mcp.json from here up)
+  --from APP        use an app's own MCP servers: claude-desktop, claude-code, cursor, vscode
   --cache-dir DIR   keep tool lists in DIR so later runs list tools without starting servers
   --server S        only this server (repeatable)
   --args-file F     read the call's JSON arguments from file F ("-" for stdin)
-  --timeout MS      time allowed for the request, in milliseconds (default: the server's, else 30000)
-  --json            print the result as JSON; nothing else goes to stdout
+  --timeout MS      time allowed without progress, in milliseconds; each progress report
+                    restarts it (default: the server's timeout, else 30000)
+  --max-time MS     time allowed for the whole request, in milliseconds, progress or not
+  --json            print the result as JSON, and errors as JSON on stderr
   --verbose         stream server stderr and start progress to stderr; show stacks on errors
   -h, --help        show this help
   --version         print the version
 
-Exit status: 0 ok, 1 a tool or server error, 2 a usage or config error.
+Exit status: 0 ok; 1 a tool or server error; 2 a usage or config error, or a server or
+tool name that does not exist. NO_COLOR turns colour off.
 `;
 
 const OPTIONS = {
   config: { type: 'string' },
+  from: { type: 'string' },
   'cache-dir': { type: 'string' },
   server: { type: 'string', multiple: true },
   'args-file': { type: 'string' },
   timeout: { type: 'string' },
+  'max-time': { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -74,15 +93,18 @@ const OPTIONS = {
 type OptionName = keyof typeof OPTIONS;
 
 /** Per command: the options it takes beyond the global ones, and its positional arguments. */
-const COMMANDS: Record<Command['name'], { options: OptionName[]; required: string[]; optional: string[] }> = {
+const COMMANDS: Record<Command['name'], { options: OptionName[]; required: string[]; optional: string[]; variadic?: boolean }> = {
   tools: { options: ['server'], required: [], optional: [] },
-  call: { options: ['args-file', 'timeout'], required: ['public-name'], optional: ['json-args'] },
+  tool: { options: [], required: ['public-name'], optional: [] },
+  call: { options: ['args-file', 'timeout', 'max-time'], required: ['public-name'], optional: ['json-args'], variadic: true },
   resources: { options: ['server'], required: [], optional: [] },
-  read: { options: ['timeout'], required: ['server', 'uri'], optional: [] },
+  read: { options: ['timeout', 'max-time'], required: ['server', 'uri'], optional: [] },
   status: { options: [], required: [], optional: [] },
 };
 
-const GLOBAL: OptionName[] = ['config', 'cache-dir', 'json', 'verbose', 'help', 'version'];
+const COMMAND_LIST = 'tools, tool, call, resources, read and status';
+
+const GLOBAL: OptionName[] = ['config', 'from', 'cache-dir', 'json', 'verbose', 'help', 'version'];
 
 /** Parses `argv` (without node and the script); throws {@link UsageError}. */
 export function parseCommandLine(argv: readonly string[]): Invocation {
@@ -90,56 +112,84 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    // parseArgs explains well ("Unknown option '--x'"), over several lines at times.
-    throw new UsageError(oneLine((error as Error).message));
+    throw new UsageError(parserMessage(error as Error & { code?: string }));
   }
   const { values, positionals } = parsed;
   if (values.help) return { action: 'help' };
   if (values.version) return { action: 'version' };
 
   const [name, ...rest] = positionals;
-  if (name === undefined) throw new UsageError('no command given; the commands are tools, call, resources, read and status');
-  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; the commands are tools, call, resources, read and status`);
+  if (name === undefined) throw new UsageError(`no command given; the commands are ${COMMAND_LIST}`);
+  if (!Object.hasOwn(COMMANDS, name)) {
+    throw new UsageError(`unknown command ${JSON.stringify(name)}${didYouMean(closest(name, Object.keys(COMMANDS))) || `; the commands are ${COMMAND_LIST}`}`);
+  }
   const spec = COMMANDS[name as Command['name']];
 
   for (const option of Object.keys(values) as OptionName[]) {
     if (!GLOBAL.includes(option) && !spec.options.includes(option)) throw new UsageError(`option --${option} does not apply to "${name}"`);
   }
   if (rest.length < spec.required.length) throw new UsageError(`"${name}" needs ${spec.required.map((p) => `<${p}>`).join(' ')}`);
-  if (rest.length > spec.required.length + spec.optional.length) {
+  if (!spec.variadic && rest.length > spec.required.length + spec.optional.length) {
     throw new UsageError(`unexpected argument ${JSON.stringify(rest[spec.required.length + spec.optional.length])} for "${name}"`);
+  }
+  if (values.config !== undefined && values.from !== undefined) throw new UsageError('give either --config or --from, not both');
+  if (values.from !== undefined && !(HOST_NAMES as readonly string[]).includes(values.from)) {
+    throw new UsageError(`--from must be one of ${HOST_NAMES.join(', ')}, got ${JSON.stringify(values.from)}${didYouMean(closest(values.from, HOST_NAMES))}`);
   }
 
   const options: GlobalOptions = {
     ...(values.config === undefined ? {} : { config: values.config }),
+    ...(values.from === undefined ? {} : { from: values.from as HostName }),
     ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
     json: values.json ?? false,
     verbose: values.verbose ?? false,
   };
-  const timeout = values.timeout === undefined ? {} : { timeout: parseTimeout(values.timeout) };
+  const timeouts = {
+    ...(values.timeout === undefined ? {} : { timeout: parseMs('--timeout', values.timeout) }),
+    ...(values['max-time'] === undefined ? {} : { maxTime: parseMs('--max-time', values['max-time']) }),
+  };
   const servers = values.server ?? [];
   const commands: { [N in Command['name']]: () => Extract<Command, { name: N }> } = {
     tools: () => ({ name: 'tools', servers }),
+    tool: () => ({ name: 'tool', tool: rest[0] }),
     resources: () => ({ name: 'resources', servers }),
     status: () => ({ name: 'status' }),
-    read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeout }),
+    read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeouts }),
     call: () => {
-      if (rest[1] !== undefined && values['args-file'] !== undefined) throw new UsageError('give the call arguments either as json-args or with --args-file, not both');
+      const given = rest.slice(1);
+      if (given.length > 0 && values['args-file'] !== undefined) throw new UsageError('give the call arguments either on the command line or with --args-file, not both');
+      const pairs = arePairs(given);
+      if (!pairs && given.length > 1) throw new UsageError(`give the call arguments as one JSON object or as key=value pairs, got ${JSON.stringify(given[1])} after ${JSON.stringify(given[0])}`);
       return {
         name: 'call',
         tool: rest[0],
-        ...(rest[1] === undefined ? {} : { args: rest[1] }),
+        ...(given.length === 0 ? {} : pairs ? { pairs: given } : { args: given[0] }),
         ...(values['args-file'] === undefined ? {} : { argsFile: values['args-file'] }),
-        ...timeout,
+        ...timeouts,
       };
     },
   };
   return { action: 'run', command: commands[name as Command['name']](), options };
 }
 
-function parseTimeout(text: string): number {
+/** Whether the call's arguments were written as `key=value` pairs rather than one JSON object. */
+export function arePairs(args: readonly string[]): boolean {
+  return args.length > 0 && !args[0].trimStart().startsWith('{') && args.every((arg) => /^[^=]+=/.test(arg));
+}
+
+/** Node's parser errors in our words: an unknown option gets a suggestion. */
+function parserMessage(error: Error & { code?: string }): string {
+  const missing = /^Option '(-\S+)(?:, (--\S+))? <value>' argument missing/.exec(error.message);
+  if (missing) return `${missing[2] ?? missing[1]} needs a value`;
+  const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec(error.message)?.[1] : undefined;
+  if (unknown === undefined) return oneLine(error.message);
+  const names = Object.entries(OPTIONS).flatMap(([option, spec]) => [`--${option}`, ...('short' in spec ? [`-${spec.short}`] : [])]);
+  return `unknown option ${unknown}${didYouMean(closest(unknown, names))}`;
+}
+
+function parseMs(option: string, text: string): number {
   const ms = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !(ms > 0)) throw new UsageError(`--timeout must be a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text.trim()) || !(ms > 0)) throw new UsageError(`${option} must be a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
   return ms;
 }
 

@@ -1,25 +1,18 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package's own folder: `dist/cli/` (or `src/cli/` under ts-jest) is two levels below it. */
 export const packageRoot = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
 
-/** The example config that ships with the package; it works from any working directory. */
+/** The example config that ships with the package, for the demo (`npm start`); it works from any working directory. */
 export const bundledConfigPath = join(packageRoot, 'examples', 'mcp.json');
 
 /** The package version, for `--version` and `clientInfo`. */
 export function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
   return manifest.version;
-}
-
-/** `--config`, else `./.mcp.json` in `cwd` when there is one, else the bundled example. */
-export function resolveConfigPath(explicit: string | undefined, cwd = process.cwd()): string {
-  if (explicit !== undefined) return resolve(cwd, explicit);
-  const local = join(cwd, '.mcp.json');
-  return existsSync(local) ? local : bundledConfigPath;
 }
 
 /**

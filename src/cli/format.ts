@@ -1,21 +1,57 @@
 import type { CallToolResult, ContentBlock, McpError, ReadResourceResult, UnknownContentBlock } from '../index.js';
 
+/** Narrowest last column worth wrapping into; below it lines are cut instead. */
+const MIN_WRAP_WIDTH = 16;
+
 /**
- * Rows as columns padded to their widest cell; the last column is left ragged. With
- * `maxWidth` (a terminal's width) longer lines are cut with `…` rather than wrapped.
+ * Rows as columns padded to their widest cell. With `maxWidth` (a terminal's width) the
+ * last column wraps at word boundaries under itself; when the other columns leave it too
+ * little room, lines are cut with `…` instead. `headerStyle` dresses the header line
+ * (bold on a terminal) after the layout, so escape codes never count as width.
  */
-export function table(header: readonly string[], rows: readonly (readonly string[])[], maxWidth?: number): string {
+export function table(header: readonly string[], rows: readonly (readonly string[])[], maxWidth?: number, headerStyle: (text: string) => string = (t) => t): string {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  const indent = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);
+  const room = maxWidth === undefined ? Infinity : maxWidth - indent;
   return all
-    .map((row) => {
-      const line = row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
-        .join('  ')
-        .trimEnd();
-      return maxWidth !== undefined && line.length > maxWidth ? `${line.slice(0, Math.max(maxWidth - 1, 0))}…` : line;
+    .map((row, r) => {
+      const lead = row.slice(0, -1).map((cell, i) => cell.padEnd(widths[i])).join('  ');
+      const last = row[row.length - 1] ?? '';
+      const join = (tail: string) => (row.length > 1 ? `${lead}  ${tail}` : tail).trimEnd();
+      let lines: string[];
+      if (maxWidth === undefined || indent + last.length <= maxWidth) lines = [join(last)];
+      else if (room >= MIN_WRAP_WIDTH) lines = wrap(last, room).map((part, i) => (i === 0 ? join(part) : `${' '.repeat(indent)}${part}`.trimEnd()));
+      else {
+        const line = join(last);
+        lines = [line.length > maxWidth ? `${line.slice(0, Math.max(maxWidth - 1, 0))}…` : line];
+      }
+      const text = lines.join('\n');
+      return r === 0 ? headerStyle(text) : text;
     })
     .join('\n');
+}
+
+/** Text in lines of at most `width`, broken at spaces; a word longer than a line is split. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (let word of text.split(/\s+/).filter((w) => w !== '')) {
+    while (word.length > width) {
+      if (line !== '') lines.push(line);
+      lines.push(word.slice(0, width));
+      word = word.slice(width);
+      line = '';
+    }
+    if (line === '') line = word;
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  if (line !== '' || lines.length === 0) lines.push(line);
+  return lines;
 }
 
 /** The first non-empty line of a text, trimmed ('' for none). */

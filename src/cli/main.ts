@@ -11,7 +11,9 @@ async function main(argv: readonly string[]): Promise<number> {
     invocation = parseCommandLine(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`lazy-mcp: ${error.message} (see lazy-mcp --help)\n`);
+    // --json asks for errors as JSON too, even when the rest of the line could not be read.
+    if (argv.includes('--json')) process.stderr.write(`${JSON.stringify({ error: { code: 'usage', message: error.message } })}\n`);
+    else process.stderr.write(`lazy-mcp: ${error.message} (see lazy-mcp --help)\n`);
     return EXIT.usage;
   }
   if (invocation.action === 'help') {

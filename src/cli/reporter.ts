@@ -1,5 +1,6 @@
 import type { McpServerManager, ManagerEvents, Progress } from '../index.js';
 import { McpError } from '../index.js';
+import { type Colours, plain } from './colour.js';
 import { oneLine } from './format.js';
 
 /** Where the reporter writes: stderr, or a fake stream in tests. */
@@ -12,6 +13,18 @@ export interface ReporterOptions {
   progress: boolean;
   /** Stream server stderr and log messages; show stacks and error details. */
   verbose: boolean;
+  /** `--json`: errors and warnings as one JSON object a line (`{"error": {code, message, …}}`). */
+  json?: boolean;
+  /** Styles for the `lazy-mcp:` prefix of errors and warnings. Default plain. */
+  colour?: Colours;
+}
+
+/** An error as one JSON-able record: `McpError` fields where known; a usage error is `usage`. */
+export function errorRecord(error: unknown): Record<string, unknown> {
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  if (!(error instanceof McpError)) return { code: error instanceof Error && error.name === 'UsageError' ? 'usage' : 'internal', message };
+  const { code, server, phase, exitCode, signal, stderrTail } = error;
+  return { code, message, ...(server === undefined ? {} : { server }), ...(phase === undefined ? {} : { phase }), ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }), ...(stderrTail?.length ? { stderrTail } : {}) };
 }
 
 /**
@@ -23,10 +36,14 @@ export class Reporter {
   private open: string | undefined;
   private readonly startedAt = new Map<string, number>();
 
+  private readonly colour: Colours;
+
   constructor(
     private readonly sink: TextSink,
     private readonly options: ReporterOptions,
-  ) {}
+  ) {
+    this.colour = options.colour ?? plain;
+  }
 
   /** Subscribes to what the options ask for. */
   attach(manager: McpServerManager): void {
@@ -67,13 +84,24 @@ export class Reporter {
   }
 
   warn(message: string): void {
-    this.line(`lazy-mcp: warning: ${oneLine(message)}`);
+    if (this.options.json) this.line(JSON.stringify({ warning: oneLine(message) }));
+    else this.line(`${this.colour.yellow('lazy-mcp: warning:')} ${oneLine(message)}`);
+  }
+
+  /** A tool's own failure (`isError`), in what it said. */
+  toolFailed(tool: string, text: string): void {
+    if (this.options.json) this.line(JSON.stringify({ error: { code: 'tool-error', message: `${tool} failed: ${text}` } }));
+    else this.line(`${this.colour.red('lazy-mcp:')} ${tool} failed: ${text}`);
   }
 
   /** An error in one line; with `verbose`, its stack, code and the server's last stderr too. */
   error(error: unknown): void {
+    if (this.options.json) {
+      this.line(JSON.stringify({ error: errorRecord(error) }));
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
-    this.line(`lazy-mcp: ${oneLine(message)}`);
+    this.line(`${this.colour.red('lazy-mcp:')} ${oneLine(message)}`);
     if (!this.options.verbose || !(error instanceof Error)) return;
     if (error instanceof McpError) {
       this.line(`  code: ${error.code}${error.phase ? `, phase: ${error.phase}` : ''}${error.server ? `, server: ${error.server}` : ''}`);

@@ -1,7 +1,9 @@
 import { McpError, McpServerManager } from '../index.js';
 import { type Command, EXIT, type GlobalOptions, UsageError } from './args.js';
 import { runCommand } from './commands.js';
-import { packageVersion, prepareEnvironment, resolveConfigPath } from './environment.js';
+import { coloursFor } from './colour.js';
+import { chooseConfig, managerFor } from './config-choice.js';
+import { packageVersion, prepareEnvironment } from './environment.js';
 import { Reporter } from './reporter.js';
 
 /** Signals that end a command gracefully, with their exit statuses: the request is cancelled and the servers stopped. */
@@ -13,13 +15,18 @@ type HandledSignal = keyof typeof SIGNALS;
  * The manager is always shut down before this resolves, so no server outlives the command.
  */
 export async function run(command: Command, options: GlobalOptions): Promise<number> {
-  const report = new Reporter(process.stderr, { progress: Boolean(process.stderr.isTTY) || options.verbose, verbose: options.verbose });
+  const report = new Reporter(process.stderr, {
+    progress: Boolean(process.stderr.isTTY) || options.verbose,
+    verbose: options.verbose,
+    json: options.json,
+    colour: coloursFor(process.stderr),
+  });
   prepareEnvironment();
-  const configPath = resolveConfigPath(options.config);
-  if (options.verbose) report.line(`lazy-mcp: using config ${configPath}`);
   let manager: McpServerManager;
   try {
-    manager = McpServerManager.fromFile(configPath, {
+    const chosen = chooseConfig(options);
+    if (options.verbose) report.line(`lazy-mcp: using config ${chosen.file.path}${chosen.origin === '--config' ? '' : ` (${chosen.origin})`}`);
+    manager = managerFor(chosen, {
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
       ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     });
@@ -56,17 +63,27 @@ export async function run(command: Command, options: GlobalOptions): Promise<num
       json: options.json,
       // A pseudo-terminal may report no width (0); then lines are left whole.
       ...(process.stdout.isTTY && process.stdout.columns > 0 ? { width: process.stdout.columns } : {}),
+      colour: coloursFor(process.stdout),
       signal: abort.signal,
     });
   } catch (error) {
     if (interrupted !== undefined) {
-      report.line('lazy-mcp: interrupted');
+      if (options.json) report.error(new McpError('cancelled', 'interrupted'));
+      else report.line('lazy-mcp: interrupted');
       return interrupted;
     }
     report.error(error);
-    return error instanceof UsageError || (error instanceof McpError && error.code === 'invalid-config') ? EXIT.usage : EXIT.failed;
+    return exitStatusOf(error);
   } finally {
     await manager.shutdown();
     removeListeners();
   }
+}
+
+/** Codes that say the command line or the config is wrong, not that a server or tool failed. */
+const USAGE_CODES: ReadonlySet<string> = new Set(['invalid-config', 'unknown-server', 'unknown-tool', 'invalid-arguments']);
+
+/** 2 for a usage or config error (a name that does not exist included), else 1. */
+export function exitStatusOf(error: unknown): number {
+  return error instanceof UsageError || (error instanceof McpError && USAGE_CODES.has(error.code)) ? EXIT.usage : EXIT.failed;
 }

@@ -61,8 +61,10 @@ export class CallBudget {
    * the wait for a start left it, but the caller set the call's `timeout`.
    */
   explain(error: unknown): unknown {
-    const limit = Math.min(bound(this.options.timeout), bound(this.options.maxTotalTimeout));
-    if (!(error instanceof McpError) || error.code !== 'timeout' || limit === Infinity) return error;
+    if (!(error instanceof McpError) || error.code !== 'timeout') return error;
+    // "… in total" is the request's maxTotalTimeout running out; otherwise its timeout (reset by progress).
+    const limit = / in total\b/.test(error.message) ? bound(this.options.maxTotalTimeout) : bound(this.options.timeout);
+    if (limit === Infinity) return error;
     const message = error.message.replace(/timed out after \d+ ms/, `timed out after ${limit} ms`);
     if (message === error.message) return error;
     const { server, phase, stderrTail } = error;

@@ -1,7 +1,8 @@
 import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
-import { expandVars, UnsetVariableError } from './expand-vars.js';
+import { type ConfigSource, parseConfigText } from './config-text.js';
+import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './expand-vars.js';
 import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
 import type { HealthCheck } from './health.js';
 
@@ -75,33 +76,28 @@ const REMOTE_TYPES = new Set(['http', 'sse', 'streamable-http', 'streamableHttp'
  * Reads a config (object or JSON text). A malformed file as a whole throws
  * `invalid-config`; a malformed entry only marks that server.
  */
-export function parseConfig(input: unknown, hostEnv: Record<string, string | undefined> = process.env): ServerEntry[] {
-  let config = input;
-  if (typeof input === 'string') {
-    try {
-      config = JSON.parse(input);
-    } catch (error) {
-      throw new McpError('invalid-config', `config is not valid JSON: ${(error as Error).message}`, { phase: 'config', cause: error });
-    }
-  }
+export function parseConfig(input: unknown, hostEnv: Record<string, string | undefined> = process.env, source: ConfigSource = {}): ServerEntry[] {
+  // Text may be JSON with comments (VS Code's files); a syntax error names its line and column.
+  const config = typeof input === 'string' ? parseConfigText(input) : input;
   const servers = isObject(config) ? (config.mcpServers ?? config.servers) : undefined;
   if (!isObject(servers)) {
     throw new McpError('invalid-config', 'config must be an object with "mcpServers" (or VS Code\'s "servers") mapping names to server entries', {
       phase: 'config',
     });
   }
-  return Object.entries(servers).map(([name, entry]) => resolveEntry(name, entry, hostEnv));
+  const context: ExpansionContext = { ...source, inputs: inputsOf(config) };
+  return Object.entries(servers).map(([name, entry]) => resolveEntry(name, entry, hostEnv, context));
 }
 
-function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, string | undefined>): ServerEntry {
+function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, string | undefined>, context: ExpansionContext): ServerEntry {
   try {
     if (!isObject(entry)) throw new EntryError('', `must be an object, got ${describe(entry)}`);
     const type = optional(entry, 'type', 'string');
     const expand = (field: string, value: string) => {
       try {
-        return expandVars(value, hostEnv);
+        return expandVars(value, hostEnv, context);
       } catch (error) {
-        if (error instanceof UnsetVariableError) throw new EntryError(field, error.message);
+        if (error instanceof ExpansionError) throw new EntryError(field, error.message);
         throw error;
       }
     };

@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { McpError, serverLabel } from '../errors.js';
 import type { ConnectOptions } from '../protocol/client.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
@@ -18,6 +17,7 @@ import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
+import { readConfigFile } from './config-text.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
 import { saveResult } from './result-file.js';
@@ -87,14 +87,10 @@ export class McpServerManager extends EventEmitter {
 
   /** Reads a config file (`mcpServers` or VS Code `servers` shape). */
   static fromFile(path: string, options: ManagerOptions = {}): McpServerManager {
-    let text: string;
+    // JSON with comments; `${workspaceFolder}` is the file's workspace.
+    const file = readConfigFile(path);
     try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
-    }
-    try {
-      return McpServerManager.fromConfig(text, options);
+      return new McpServerManager(parseConfig(file.document, process.env, file.source), options);
     } catch (error) {
       if (error instanceof McpError) throw new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
       throw error;

@@ -6,6 +6,7 @@ import { StdioChannel } from '../transport/stdio-channel.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
+import { withDownloadHint } from './runner-hint.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -51,6 +52,8 @@ export class ServerSlot {
   private retryAt = 0;
   private started = 0;
   private active = 0;
+  /** The start in flight has written nothing to stderr yet: a time-out then may be a package runner downloading. */
+  private startSilent = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private health: HealthMonitor | undefined;
   lastError: McpError | undefined;
@@ -138,7 +141,9 @@ export class ServerSlot {
   async run<T>(request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
     const budget = new CallBudget(options);
     // Aborting or running out of time stops this caller's wait for a start, not the start others share.
-    const client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name));
+    const client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
+      throw this.current === 'starting' ? this.hinted(error, this.startSilent) : error;
+    }));
     this.active++;
     clearTimeout(this.idleTimer);
     try {
@@ -250,7 +255,11 @@ export class ServerSlot {
       channel = await this.openChannel();
       if (signal.aborted) throw this.closedError();
       const options = this.host.connectOptions(this.name);
-      client = await McpClient.over(channel, { ...options, timeout: (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config.timeout ?? options.timeout, signal });
+      const stderr = options.listeners?.stderr;
+      this.startSilent = true;
+      const listeners = { ...options.listeners, stderr: (line: string) => ((this.startSilent = false), stderr?.(line)) };
+      const timeout = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config.timeout ?? options.timeout;
+      client = await McpClient.over(channel, { ...options, listeners, timeout, signal });
       if (signal.aborted) throw this.closedError();
       const live = client;
       // Until the start settles, a shutdown must also end the listing.
@@ -268,8 +277,9 @@ export class ServerSlot {
       await client?.close();
       await channel?.close();
       if (signal.aborted) throw this.closedError();
-      this.failed(error as McpError);
-      throw error;
+      const told = this.hinted(error, this.startSilent);
+      this.failed(told as McpError);
+      throw told;
     }
     this.started++;
     this.failures = 0;
@@ -286,6 +296,12 @@ export class ServerSlot {
     const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
     const { maxMessageBytes, shutdownGraceMs } = this.host.connectOptions(this.name);
     return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });
+  }
+
+  /** A start's time-out, with a word on package runners when the server has said nothing. */
+  private hinted(error: unknown, printedNothing: boolean): unknown {
+    const { config } = this.entry as { config?: { command?: string; args?: string[] } };
+    return config?.command === undefined ? error : withDownloadHint(error, { command: config.command, args: config.args }, printedNothing);
   }
 
   private failed(error: McpError): void {

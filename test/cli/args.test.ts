@@ -13,6 +13,12 @@ describe('parseCommandLine', () => {
       options: { config: 'x.json', cacheDir: 'c', json: false, verbose: false },
     });
     expect(parseCommandLine(['call', 'mcp__a__b', '--args-file', '-']).action === 'run').toBe(true);
+    expect(parseCommandLine(['call', 'mcp__a__b', 'text=hi there', 'n=3', '--max-time', '9000', '--timeout', '100'])).toMatchObject({
+      command: { name: 'call', tool: 'mcp__a__b', pairs: ['text=hi there', 'n=3'], timeout: 100, maxTime: 9000 },
+    });
+    expect(parseCommandLine(['call', 'mcp__a__b', '{"a=b":1}'])).toMatchObject({ command: { args: '{"a=b":1}' } });
+    expect(parseCommandLine(['tool', 'mcp__a__b', '--from', 'claude-code'])).toMatchObject({ command: { name: 'tool', tool: 'mcp__a__b' }, options: { from: 'claude-code' } });
+    expect(parseCommandLine(['read', 'fs', 'file:///x', '--max-time', '50'])).toMatchObject({ command: { maxTime: 50 } });
     expect(parseCommandLine(['read', 'fs', 'file:///x', '--verbose'])).toMatchObject({ command: { name: 'read', server: 'fs', uri: 'file:///x' }, options: { verbose: true } });
     expect(parseCommandLine(['resources'])).toMatchObject({ command: { name: 'resources', servers: [] } });
     expect(parseCommandLine(['status', '--json'])).toMatchObject({ command: { name: 'status' }, options: { json: true } });
@@ -25,16 +31,27 @@ describe('parseCommandLine', () => {
   });
 
   it.each([
-    [[], 'no command given; the commands are tools, call, resources, read and status'],
-    [['list'], 'unknown command "list"; the commands are tools, call, resources, read and status'],
+    [[], 'no command given; the commands are tools, tool, call, resources, read and status'],
+    [['list'], 'unknown command "list"; the commands are tools, tool, call, resources, read and status'],
+    [['tols'], 'unknown command "tols"; did you mean tools or tool?'],
+    [['stauts'], 'unknown command "stauts"; did you mean status?'],
+    [['tools', '--verbos'], 'unknown option --verbos; did you mean --verbose?'],
+    [['call', 't', '--maxtime', '5'], 'unknown option --maxtime; did you mean --max-time?'],
+    [['tools', '--zzzzzzzz'], 'unknown option --zzzzzzzz'],
+    [['call', 't', 'a=1', '{"b":2}'], 'give the call arguments as one JSON object or as key=value pairs, got "{\\"b\\":2}" after "a=1"'],
+    [['call', 't', '--max-time', '1.5'], '--max-time must be a positive whole number of milliseconds, got "1.5"'],
+    [['tools', '--config', 'a', '--from', 'cursor'], 'give either --config or --from, not both'],
+    [['tools', '--from', 'vs-code'], '--from must be one of claude-desktop, claude-code, cursor, vscode, got "vs-code"; did you mean vscode?'],
+    [['tool'], '"tool" needs <public-name>'],
     [['status', '--server', 'x'], 'option --server does not apply to "status"'],
     [['read', 'fs'], '"read" needs <server> <uri>'],
     [['status', 'extra'], 'unexpected argument "extra" for "status"'],
-    [['call', 't', '{}', '--args-file', 'f'], 'give the call arguments either as json-args or with --args-file, not both'],
+    [['call', 't', '{}', '--args-file', 'f'], 'give the call arguments either on the command line or with --args-file, not both'],
     [['call', 't', '--timeout=-5'], '--timeout must be a positive whole number of milliseconds, got "-5"'],
     [['call', 't', '--timeout', '-5'], expect.stringMatching(/^Option '--timeout' argument is ambiguous\. Did you forget .*'--timeout=-XYZ'\.$/)],
     [['call', 't', '--timeout', '0'], '--timeout must be a positive whole number of milliseconds, got "0"'],
-    [['tools', '--config'], "Option '--config <value>' argument missing"],
+    [['tools', '--config'], '--config needs a value'],
+    [['call', 't', '--max-time'], '--max-time needs a value'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(expect.objectContaining({ name: 'UsageError', message }));
   });

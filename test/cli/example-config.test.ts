@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { repoRoot } from '../support/fixtures.js';
 import { runCli, scratchDir } from './run-cli.js';
 
-// The bundled examples/mcp.json, run from a folder that has no .mcp.json: the reference
-// servers come from this package's node_modules, whatever the working directory.
+// The bundled examples/mcp.json, named with --config from a folder that has no config of
+// its own: the reference servers come from this package's node_modules, whatever the
+// working directory. (Without --config such a folder has no config: see config-discovery.)
 let scratch: ReturnType<typeof scratchDir>;
 let run: (args: string[]) => ReturnType<typeof runCli>;
 beforeAll(() => {
   scratch = scratchDir();
-  run = (args) => runCli(args, { cwd: scratch.path, env: { LAZY_MCP_TMP: scratch.path } });
+  run = (args) => runCli([...args, '--config', join(repoRoot, 'examples/mcp.json')], { cwd: scratch.path, env: { LAZY_MCP_TMP: scratch.path } });
 });
 afterAll(() => scratch.remove());
 

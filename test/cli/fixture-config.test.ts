@@ -49,7 +49,7 @@ describe('tools', () => {
     const [only, unknown] = await Promise.all([runCli(['tools', '--server', 'echo', '--json', ...mixed]), runCli(['tools', '--server', 'nope', ...echo])]);
     expect(only.code).toBe(0);
     expect(new Set((JSON.parse(only.stdout) as { server: string }[]).map((t) => t.server))).toEqual(new Set(['echo']));
-    expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'lazy-mcp: no server named "nope"; configured: echo\n' });
+    expect(unknown).toMatchObject({ code: 2, stdout: '', stderr: 'lazy-mcp: no server named "nope"; configured: echo\n' });
   });
 });
 
@@ -83,9 +83,9 @@ describe('call', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ isError: true });
   });
 
-  it('exits 1 with the error of an unknown tool, suggesting close names', async () => {
+  it('exits 2 with the error of an unknown tool, suggesting close names', async () => {
     const run = await runCli(['call', 'mcp__echo__ech', ...echo]);
-    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
     expect(run.stderr).toMatch(/^lazy-mcp: server "echo": no tool named "mcp__echo__ech"; did you mean mcp__echo__echo\b[^\n]*\n$/);
   });
 
@@ -165,8 +165,9 @@ describe('resources and read', () => {
 
 describe('status', () => {
   it('shows each server\'s state after starting them, with the errors', async () => {
+    // A server whose start failed, and one whose entry is invalid: the status is a failure.
     const run = await runCli(['status', ...mixed]);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run).toMatchObject({ code: 1, stderr: '' });
     const rows = run.stdout.trimEnd().split('\n');
     expect(rows[0]).toMatch(/^SERVER\s+STATE\s+TOOLS\s+ERROR$/);
     expect(rows[1]).toMatch(/^echo\s+ready\s+12$/);
@@ -240,7 +241,9 @@ describe('config and usage errors', () => {
   it.each([
     [[], /^lazy-mcp: no command given/],
     [['launch'], /^lazy-mcp: unknown command "launch"/],
-    [['tools', '--bogus'], /^lazy-mcp: Unknown option '--bogus'/],
+    [['tools', '--bogus'], /^lazy-mcp: unknown option --bogus \(see lazy-mcp --help\)\n$/],
+    [['tools', '--sever', 'x'], /^lazy-mcp: unknown option --sever; did you mean --server\?/],
+    [['staus'], /^lazy-mcp: unknown command "staus"; did you mean status\?/],
     [['tools', '--timeout', '5'], /^lazy-mcp: option --timeout does not apply to "tools"/],
     [['call'], /^lazy-mcp: "call" needs <public-name>/],
     [['call', 'x', '--timeout', 'soon'], /^lazy-mcp: --timeout must be a positive whole number of milliseconds, got "soon"/],
@@ -254,7 +257,7 @@ describe('config and usage errors', () => {
   it('prints help and the version on stdout, exit 0', async () => {
     const [help, version] = await Promise.all([runCli(['--help']), runCli(['--version'])]);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toContain('lazy-mcp call <public-name> [json-args | --args-file F]');
+    expect(help.stdout).toContain('lazy-mcp call <public-name> [json-args | key=value... | --args-file F] [--timeout MS] [--max-time MS]');
     const { version: expected } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
     expect(version).toMatchObject({ code: 0, stdout: `${expected}\n` });
   });

@@ -39,7 +39,7 @@ export function scratchDir(): { path: string; remove: () => void } {
 export function runNode(script: string, args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
   const child = spawn(process.execPath, [script, ...args], {
     cwd: options.cwd ?? repoRoot,
-    // A stray LAZY_MCP_* of the machine running the tests must not change what is tested.
+    // A stray LAZY_MCP_* (or colour setting) of the machine running the tests must not change what is tested.
     env: { ...withoutLazyMcpVariables(process.env), ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -73,7 +73,9 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
 }
 
 function withoutLazyMcpVariables(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !entry[0].startsWith('LAZY_MCP_') && entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => !entry[0].startsWith('LAZY_MCP_') && entry[0] !== 'FORCE_COLOR' && entry[0] !== 'NO_COLOR' && entry[1] !== undefined),
+  );
 }
 
 /** Pids of the live processes whose parent is `ppid` (Linux /proc). */

@@ -188,7 +188,7 @@ describe('hostile names', () => {
     const started = performance.now();
     index.closeMatches('y'.repeat(1000));
     index.closeMatches(`mcp__s__${'x'.repeat(56)}`);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(1500); // unbounded, this took 3.4 s; generous for a loaded box
     expect(index.closeMatches('mcp__s__tool_numbr_42_xx')[0]).toBe('mcp__s__tool_number_42_xx');
   });
 
