@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { McpError, serverLabel } from '../errors.js';
-import type { ConnectOptions } from '../protocol/client.js';
+import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import type {
   CallOptions,
   CallToolResult,
@@ -17,6 +17,8 @@ import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
+import { diffEntries, type ReloadReport } from './config-diff.js';
+import { MetricsRecorder, type ServerMetrics } from './metrics.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
 import { saveResult } from './result-file.js';
@@ -24,6 +26,7 @@ import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { bothPredicates, type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
+import { Tracing } from './tracing.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -64,6 +67,8 @@ export interface ManagerEvents {
   toolsChanged: { server: string };
   exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
   stateChange: { server: string; from: ServerState; to: ServerState };
+  /** A reload applied a new config: which servers were added, removed, changed and left as they were. */
+  configChanged: ReloadReport;
 }
 
 
@@ -78,6 +83,13 @@ export class McpServerManager extends EventEmitter {
   private readonly sessions = new Set<ToolSession>();
   private readonly search = new ToolSearchIndex<ManagedTool>();
   private closing: Promise<void> | undefined;
+  /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
+  private readonly recorders = new Map<string, MetricsRecorder>();
+  private readonly tracing = Tracing.load(DEFAULT_CLIENT_INFO.version);
+  /** Slots a reload took out of the pool that still finish their calls in flight. */
+  private readonly retiring = new Set<ServerSlot>();
+  /** The last reload in line: reloads apply one at a time, in call order. */
+  private reloading: Promise<unknown> = Promise.resolve();
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -106,9 +118,8 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
-    const host = this.slotHost();
-    for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
-    const filters = new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
+    for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
+    const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
       [...this.slots.keys()],
       options.cacheDir,
@@ -121,11 +132,13 @@ export class McpServerManager extends EventEmitter {
     );
     this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
-    queueMicrotask(() => {
-      for (const slot of this.slots.values()) {
-        if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
-      }
-    });
+    queueMicrotask(() => this.startEager([...this.slots.values()]));
+  }
+
+  private startEager(slots: readonly ServerSlot[]): void {
+    for (const slot of slots) {
+      if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
+    }
   }
 
   override on<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
@@ -217,6 +230,33 @@ export class McpServerManager extends EventEmitter {
   }
 
   /**
+   * Each server's figures since it was configured: calls, errors by code, latency
+   * quantiles, starts and restarts, bytes, requests in flight. Reading them costs nothing
+   * on the call path.
+   */
+  metrics(): Record<string, ServerMetrics> {
+    const out: Record<string, ServerMetrics> = Object.create(null);
+    for (const name of this.slots.keys()) out[name] = this.recorder(name).snapshot();
+    return out;
+  }
+
+  /**
+   * Applies a new config (object or JSON text) by diff and resolves with what it did.
+   * Unchanged servers keep their process, their calls and their sessions. A changed server
+   * finishes its calls in flight on the old entry, then stops; it starts again with the
+   * new entry on next use (never two processes of it at once). A removed server finishes
+   * its calls and stops, and its tools leave the index. Added servers are `idle` (or start,
+   * if `eager`); an invalid entry is `invalid` and touches nothing else. A config that is
+   * not a config at all rejects with `invalid-config` and changes nothing. Reloads apply
+   * one at a time, in call order. Emits `configChanged`.
+   */
+  reload(config: unknown): Promise<ReloadReport> {
+    const next = this.reloading.then(() => this.apply(parseConfig(config)));
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
    * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
    * to the raw tool names `tools` lets through (on top of each server's own filter).
    */
@@ -244,7 +284,8 @@ export class McpServerManager extends EventEmitter {
     this.closing ??= (async () => {
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
-      await Promise.all([...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      const slots = [...this.slots.values(), ...this.retiring];
+      await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
     })();
     return this.closing;
   }
@@ -254,6 +295,57 @@ export class McpServerManager extends EventEmitter {
   }
 
   // --- the work behind the public methods and sessions; `view` limits the servers ---
+
+  /** One reload's work, done at once so no call sees half of it. */
+  private apply(entries: ServerEntry[]): ReloadReport {
+    this.assertOpen();
+    const report = diffEntries(new Map([...this.slots].map(([name, slot]) => [name, slot.entry])), entries);
+    const before = new Map(this.slots);
+    const grace = this.options.shutdownGraceMs ?? 2000;
+    const retired: ServerSlot[] = [];
+    const drained = new Map<string, Promise<void>>();
+    for (const name of [...report.removed, ...report.changed]) {
+      const old = before.get(name) as ServerSlot;
+      retired.push(old);
+      this.retiring.add(old);
+      drained.set(name, old.drain(grace).finally(() => this.retiring.delete(old)));
+    }
+    for (const name of report.removed) this.recorders.delete(name);
+    const added: ServerSlot[] = [];
+    this.slots.clear();
+    for (const entry of entries) {
+      const kept = report.unchanged.includes(entry.name) ? before.get(entry.name) : undefined;
+      const slot = kept ?? this.newSlot(entry, drained.get(entry.name));
+      if (!kept) added.push(slot);
+      this.slots.set(entry.name, slot);
+    }
+    const hadTools = retired.filter((slot) => this.index.toolsOf(slot.name) !== undefined).map((slot) => slot.name);
+    this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired);
+    for (const name of report.removed) this.search.update(name, undefined);
+    for (const name of report.changed) {
+      const from = (before.get(name) as ServerSlot).state;
+      const to = (this.slots.get(name) as ServerSlot).state;
+      if (from !== to) this.emit('stateChange', { server: name, from, to });
+    }
+    for (const server of hadTools) this.emit('toolsChanged', { server });
+    this.emit('configChanged', report);
+    this.startEager(added);
+    return report;
+  }
+
+  /** A slot for `entry` that reports its state to the manager only while it is the pool's slot for that server. */
+  private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
+    let slot: ServerSlot | undefined;
+    const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
+    slot = new ServerSlot(entry, this.slotHost(current, this.recorder(entry.name), predecessor));
+    return slot;
+  }
+
+  private recorder(server: string): MetricsRecorder {
+    let recorder = this.recorders.get(server);
+    if (!recorder) this.recorders.set(server, (recorder = new MetricsRecorder()));
+    return recorder;
+  }
 
   private async toolsIn(view: ReadonlySet<string> | undefined, filter?: ToolPredicate): Promise<ManagedTool[]> {
     this.assertOpen();
@@ -309,7 +401,7 @@ export class McpServerManager extends EventEmitter {
   private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
     this.assertOpen();
     return this.fromServers(view, server, async (slot) => {
-      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])));
+      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])), {}, { method: 'resources/list' });
       return resources.map((resource) => ({ server: slot.name, resource }));
     });
   }
@@ -326,14 +418,18 @@ export class McpServerManager extends EventEmitter {
   private async templatesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResourceTemplate[]> {
     this.assertOpen();
     return this.fromServers(view, server, async (slot) => {
-      const templates = await slot.run((client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])));
+      const templates = await slot.run(
+        (client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])),
+        {},
+        { method: 'resources/templates/list' },
+      );
       return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
     });
   }
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options);
+    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, { method: 'resources/read' });
   }
 
   private async invoke(
@@ -356,7 +452,7 @@ export class McpServerManager extends EventEmitter {
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
     try {
-      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options);
+      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options, { method: 'tools/call', target: tool });
       if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
       const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
       return cutResult(result, maxResultBytes, saved);
@@ -387,6 +483,8 @@ export class McpServerManager extends EventEmitter {
         await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
         const found = this.index.resolve(name);
         if (found) return found;
+        // A reload replaced the server while it started: ask its successor.
+        if (this.slots.get(server) !== slot) return this.route(name, view, signal);
       }
     }
     const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
@@ -457,8 +555,12 @@ export class McpServerManager extends EventEmitter {
     };
   }
 
-  private slotHost(): SlotHost {
+  /** `current`: whether the slot is still the pool's (a reload may have replaced it). */
+  private slotHost(current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
     return {
+      metrics,
+      ...(this.tracing ? { tracing: this.tracing } : {}),
+      ...(predecessor ? { predecessor } : {}),
       connectOptions: (server): ConnectOptions => ({
         name: server,
         clientInfo: this.options.clientInfo,
@@ -472,15 +574,21 @@ export class McpServerManager extends EventEmitter {
           exit: (status, reason) =>
             this.emit('exit', { server, ...status, ...(reason && reason.code !== 'closed' ? { error: reason } : {}) }),
           toolsChanged: () => {
+            if (!current()) return;
             this.catalog.changed(this.slot(server));
             this.emit('toolsChanged', { server });
           },
         },
       }),
-      stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
-      toolsListed: (server, client, tools) => this.catalog.listed(this.slot(server), client, tools),
+      stateChanged: (server, from, to) => current() && this.emit('stateChange', { server, from, to }),
+      // A slot a reload replaced lists for the callers it still serves, not for the index.
+      toolsListed: (server, client, tools) => (current() ? this.catalog.listed(this.slot(server), client, tools) : Promise.resolve()),
     };
   }
+}
+
+function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate | undefined> {
+  return new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
 }
 
 /** Listeners whose exception was already reported. */

@@ -4,6 +4,8 @@ import type { CallOptions, Tool } from '../protocol/types.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
+import type { MetricsRecorder } from './metrics.js';
+import type { Tracing } from './tracing.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -14,6 +16,18 @@ export interface SlotHost {
   stateChanged(server: string, from: ServerState, to: ServerState): void;
   /** A start listed these tools from the live server. */
   toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
+  /** Where the server's calls and starts are counted; it outlives the slot across reloads. */
+  readonly metrics?: MetricsRecorder;
+  /** Spans for starts and requests, when `@opentelemetry/api` is installed. */
+  readonly tracing?: Tracing;
+  /** The slot this one replaced in a reload: no start begins before it has shut down, so two processes of a server never overlap. */
+  readonly predecessor?: Promise<void>;
+}
+
+/** What a request is, for its span: the method and the tool (or other target) it names. */
+export interface RequestLabel {
+  method: string;
+  target?: string;
 }
 
 /**
@@ -51,6 +65,8 @@ export class ServerSlot {
   private active = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private health: HealthMonitor | undefined;
+  /** Set while {@link drain} waits for the calls in flight to end. */
+  private onIdle: (() => void) | undefined;
   lastError: McpError | undefined;
 
   constructor(
@@ -95,7 +111,7 @@ export class ServerSlot {
       transport: remote?.transport ?? 'stdio',
       ...(remote ? { url: remote.url } : {}),
       ...(client?.isOpen ? { pid: client.pid, protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
-      restarts: Math.max(0, this.started - 1),
+      restarts: this.host.metrics?.restarts ?? Math.max(0, this.started - 1),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
   }
@@ -133,20 +149,54 @@ export class ServerSlot {
    * too; `request` gets the options with what is left of them, and `touch` to call on
    * progress, which is activity too.
    */
-  async run<T>(request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
+  async run<T>(
+    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
+    options: CallOptions = {},
+    label?: RequestLabel,
+  ): Promise<T> {
     const budget = new CallBudget(options);
-    // Aborting or running out of time stops this caller's wait for a start, not the start others share.
-    const client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name));
+    const metrics = this.host.metrics;
+    const began = metrics?.begin() ?? 0;
+    const tracing = this.host.tracing;
+    const span = tracing && label ? tracing.request({ server: this.name, method: label.method, target: label.target, transport: 'stdio' }) : undefined;
+    // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
     this.active++;
     clearTimeout(this.idleTimer);
+    let client: McpClient | undefined;
     try {
-      return await request(client, () => this.idleTimer?.refresh(), budget.rest());
+      // Aborting or running out of time stops this caller's wait for a start, not the start others share.
+      client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name));
+      const result = await request(client, () => this.idleTimer?.refresh(), budget.rest());
+      metrics?.end(began);
+      span?.end();
+      return result;
     } catch (error) {
-      throw this.fromOldConnection(client, error);
+      const reported = client ? this.fromOldConnection(client, error) : error;
+      const failure = reported instanceof McpError ? reported : undefined;
+      metrics?.end(began, failure?.code ?? 'protocol-error');
+      span?.end(failure);
+      throw reported;
     } finally {
       this.active--;
       this.armIdle();
+      if (this.active === 0) this.onIdle?.();
     }
+  }
+
+  /**
+   * A reload took this slot out of the pool: once the calls in flight on it (and a start
+   * they wait for) are over, it shuts down. Later calls never reach it: the manager routes
+   * them to its successor. Never throws.
+   */
+  async drain(graceMs?: number): Promise<void> {
+    for (;;) {
+      const op = this.op;
+      if (op && op.kind !== 'shutdown') await op.done.catch(() => undefined);
+      else if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+      else break;
+    }
+    this.onIdle = undefined;
+    return this.shutdown(graceMs);
   }
 
   /**
@@ -242,7 +292,11 @@ export class ServerSlot {
     if (signal.aborted) throw this.closedError();
     this.setState('starting');
     let client: McpClient | undefined;
+    const began = performance.now();
+    const span = this.host.tracing?.start(this.name, 'stdio');
     try {
+      await this.host.predecessor;
+      if (signal.aborted) throw this.closedError();
       const { config } = this.entry as Extract<ServerEntry, { kind: 'stdio' }>;
       client = await McpClient.connect(config, { ...this.host.connectOptions(this.name), signal });
       if (signal.aborted) throw this.closedError();
@@ -260,10 +314,13 @@ export class ServerSlot {
       }
     } catch (error) {
       await client?.close();
+      span?.end(error instanceof McpError ? error : undefined);
       if (signal.aborted) throw this.closedError();
       this.failed(error as McpError);
       throw error;
     }
+    span?.end();
+    this.host.metrics?.started(performance.now() - began);
     this.started++;
     this.failures = 0;
     this.lastError = undefined;

@@ -16,6 +16,8 @@ export class ToolCatalog {
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
   private readonly relisting = new Map<string, Promise<void>>();
+  /** Slots a reload took out of the pool: a listing they finish late is not theirs to index. */
+  private readonly retired = new WeakSet<ServerSlot>();
 
   constructor(
     servers: readonly string[],
@@ -43,7 +45,7 @@ export class ToolCatalog {
       let relist = this.relisting.get(slot.name);
       if (!relist) {
         relist = slot
-          .run((c) => c.listTools())
+          .run((c) => c.listTools(), {}, { method: 'tools/list' })
           .then((tools) => this.listed(slot, client, tools))
           .finally(() => this.relisting.delete(slot.name));
         this.relisting.set(slot.name, relist);
@@ -58,6 +60,7 @@ export class ToolCatalog {
    * them; resolves once they are on disk, so a manager created next finds them.
    */
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
+    if (this.retired.has(slot)) return;
     const before = this.index.toolsOf(slot.name);
     this.index.set(slot.name, tools);
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
@@ -83,6 +86,20 @@ export class ToolCatalog {
     if (slot.state === 'ready') void this.toolsOf(slot).catch(() => undefined);
   }
 
+  /**
+   * A reload: `retired` slots leave (their servers were removed or changed, so what is known
+   * of their tools goes with them) and the index is named over the new set of servers.
+   */
+  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>, retired: readonly ServerSlot[]): void {
+    for (const slot of retired) {
+      this.retired.add(slot);
+      this.index.clear(slot.name);
+      this.cacheKeys.delete(slot.name);
+      this.relisting.delete(slot.name);
+    }
+    this.index.reconfigure(servers, filters);
+  }
+
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.index.clear(server);
@@ -93,7 +110,7 @@ export class ToolCatalog {
     if (!this.cache) return undefined;
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
     // A start may have listed the live tools while the file was being read; they win.
-    if (entry && !this.index.toolsOf(slot.name)) this.index.set(slot.name, entry.tools);
+    if (entry && !this.index.toolsOf(slot.name) && !this.retired.has(slot)) this.index.set(slot.name, entry.tools);
     return this.index.toolsOf(slot.name);
   }
 

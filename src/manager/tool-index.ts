@@ -17,7 +17,9 @@ const MAX_DISTANCE = 12;
 
 /** Which public name belongs to which server's tool, for every server whose tools are known. */
 export class ToolIndex {
-  private readonly prefixes: Map<string, string>;
+  private prefixes: Map<string, string>;
+  /** Each server's whole list as it came, so a reload can name its tools again. */
+  private readonly raw = new Map<string, readonly Tool[]>();
   private readonly byServer = new Map<string, ManagedTool[]>();
   private readonly byName = new Map<string, ManagedTool>();
   /** `server\0tool` pairs already reported as listed twice, so a re-listing does not repeat it. */
@@ -26,7 +28,7 @@ export class ToolIndex {
   /** `filters`: per server, which raw tool names the config lets through (none: all). */
   constructor(
     servers: readonly string[],
-    private readonly filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
+    private filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
     /** Told once per server and raw name when a server lists a tool twice (the first is kept). */
     private readonly onDuplicate: (server: string, tool: string) => void = () => undefined,
   ) {
@@ -50,6 +52,21 @@ export class ToolIndex {
     const managed = this.visible(server, [...first.values()]).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
+    this.raw.set(server, tools);
+  }
+
+  /**
+   * The configured servers changed (a reload): the public names are worked out again over
+   * the new set of servers, and the tools of servers no longer configured are forgotten.
+   */
+  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>): void {
+    this.prefixes = serverPrefixes(servers);
+    this.filters = filters;
+    for (const server of [...this.byServer.keys()]) {
+      const raw = this.raw.get(server);
+      if (raw && this.prefixes.has(server)) this.set(server, raw);
+      else this.clear(server);
+    }
   }
 
   /** Whether the server's config lets this raw tool name through. */
@@ -66,6 +83,7 @@ export class ToolIndex {
   clear(server: string): void {
     for (const entry of this.byServer.get(server) ?? []) this.byName.delete(entry.name);
     this.byServer.delete(server);
+    this.raw.delete(server);
   }
 
   /** The server's tools, or undefined when they are not known yet. */

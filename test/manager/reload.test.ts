@@ -1,0 +1,123 @@
+import { McpServerManager } from '../../src/manager/manager.js';
+import type { ManagerEvents } from '../../src/manager/manager.js';
+import { fixture, isAlive, textOf, waitFor } from '../support/fixtures.js';
+
+const managers: McpServerManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+});
+function manage(servers: Record<string, object>, options = {}): McpServerManager {
+  const manager = McpServerManager.fromConfig({ mcpServers: servers }, options);
+  managers.push(manager);
+  return manager;
+}
+
+const echo = fixture('echo-server.mjs');
+const echoV2 = { ...echo, env: { ECHO_VERSION: '2.0.0' } };
+
+describe('reload', () => {
+  it('keeps unchanged servers, drains changed and removed ones, and adds idle ones, with calls in flight on each', async () => {
+    const manager = manage({ same: echo, changed: echo, removed: echo });
+    const events: ManagerEvents['configChanged'][] = [];
+    manager.on('configChanged', (e) => events.push(e));
+    for (const server of ['same', 'changed', 'removed']) await manager.callServerTool(server, 'echo', { text: 'hi' });
+    const pids = Object.fromEntries(Object.entries(manager.status()).map(([name, s]) => [name, s.pid as number]));
+
+    const slow = ['same', 'changed', 'removed'].map((server) => manager.callServerTool(server, 'slow', { ms: 1000 }));
+    expect(await waitFor(() => Object.values(manager.metrics()).every((m) => m.inFlight === 1))).toBe(true);
+
+    const report = await manager.reload({ mcpServers: { same: echo, changed: echoV2, added: echo } });
+    expect(report).toEqual({ added: ['added'], removed: ['removed'], changed: ['changed'], unchanged: ['same'] });
+    expect(events).toEqual([report]);
+    expect(Object.keys(manager.status())).toEqual(['same', 'changed', 'added']);
+    expect(manager.status().added.state).toBe('idle');
+    expect(manager.status().same).toMatchObject({ state: 'ready', pid: pids.same });
+
+    // The removed server's tools left the index; calls to it find no server.
+    await expect(manager.callTool('mcp__removed__echo', { text: 'x' })).rejects.toMatchObject({ code: 'unknown-server' });
+    await expect(manager.callServerTool('removed', 'echo', { text: 'x' })).rejects.toMatchObject({ code: 'unknown-server' });
+
+    // A call to the changed server waits for the old process to finish its call and stop.
+    const onNew = manager.callTool('mcp__changed__echo', { text: 'new' });
+
+    const results = await Promise.all(slow);
+    expect(results.map(textOf)).toEqual(['done', 'done', 'done']);
+    expect(textOf(await onNew)).toBe('new');
+    const info = await manager.callServerTool('changed', 'env', { name: 'ECHO_VERSION' });
+    expect(textOf(info)).toBe('2.0.0');
+
+    expect(await waitFor(() => !isAlive(pids.changed) && !isAlive(pids.removed))).toBe(true);
+    expect(isAlive(pids.same)).toBe(true);
+    expect(manager.status().changed.pid).not.toBe(pids.changed);
+    expect(manager.status().changed.restarts).toBe(1);
+    expect(manager.metrics().changed).toMatchObject({ starts: 2, restarts: 1, inFlight: 0 });
+    expect(manager.metrics().same).toMatchObject({ starts: 1, restarts: 0 });
+    expect(manager.metrics().removed).toBeUndefined();
+    expect((await manager.listTools()).map((t) => t.server).sort()).toEqual(expect.arrayContaining(['added', 'changed', 'same']));
+    expect((await manager.listTools()).some((t) => t.server === 'removed')).toBe(false);
+  });
+
+  it('makes an invalid new entry invalid and touches nothing else', async () => {
+    const manager = manage({ a: echo, b: echo });
+    await manager.callServerTool('a', 'echo', { text: 'x' });
+    const pid = manager.status().a.pid;
+    const report = await manager.reload({ mcpServers: { a: echo, b: { command: 3 } } });
+    expect(report).toMatchObject({ changed: ['b'], unchanged: ['a'] });
+    expect(manager.status().b).toMatchObject({ state: 'invalid', lastError: { code: 'invalid-config' } });
+    await expect(manager.callServerTool('b', 'echo', { text: 'x' })).rejects.toMatchObject({ code: 'invalid-config' });
+    expect(manager.status().a).toMatchObject({ state: 'ready', pid });
+  });
+
+  it('rejects something that is not a config and changes nothing', async () => {
+    const manager = manage({ a: echo });
+    await expect(manager.reload({ nothing: true })).rejects.toMatchObject({ code: 'invalid-config' });
+    await expect(manager.reload('{ not json')).rejects.toMatchObject({ code: 'invalid-config' });
+    expect(Object.keys(manager.status())).toEqual(['a']);
+    // The queue goes on after a failed reload.
+    expect(await manager.reload({ mcpServers: { a: echo, b: echo } })).toMatchObject({ added: ['b'], unchanged: ['a'] });
+  });
+
+  it('lets sessions made before a reload see the new servers their view allows', async () => {
+    const manager = manage({ a: echo, b: echo });
+    const all = manager.session();
+    const some = manager.session({ servers: ['a', 'b'] });
+    await manager.reload({ mcpServers: { a: echo, c: echo } });
+    expect(textOf(await all.callTool('mcp__c__echo', { text: 'c' }))).toBe('c');
+    expect((await all.listTools()).some((t) => t.server === 'c')).toBe(true);
+    await expect(some.callTool('mcp__c__echo', { text: 'c' })).rejects.toMatchObject({ code: 'unknown-tool' });
+    await expect(some.callServerTool('b', 'echo', { text: 'b' })).rejects.toMatchObject({ code: 'unknown-server' });
+    expect(textOf(await some.callServerTool('a', 'echo', { text: 'a' }))).toBe('a');
+    // The server comes back under the same name: the session's view allows it again.
+    await manager.reload({ mcpServers: { a: echo, b: echo } });
+    expect(textOf(await some.callServerTool('b', 'echo', { text: 'b' }))).toBe('b');
+  });
+
+  it('applies reloads one at a time, in call order', async () => {
+    const manager = manage({ a: echo });
+    const first = manager.reload({ mcpServers: { a: echo, b: echo } });
+    const second = manager.reload({ mcpServers: { b: echoV2 } });
+    expect(await first).toEqual({ added: ['b'], removed: [], changed: [], unchanged: ['a'] });
+    expect(await second).toEqual({ added: [], removed: ['a'], changed: ['b'], unchanged: [] });
+    expect(Object.keys(manager.status())).toEqual(['b']);
+  });
+
+  it('is safe against a shutdown: nothing outlives it, and a later reload rejects with closed', async () => {
+    const manager = manage({ a: echo, b: echo });
+    await manager.callServerTool('a', 'echo', { text: 'x' });
+    await manager.callServerTool('b', 'echo', { text: 'x' });
+    const pids = Object.values(manager.status()).map((s) => s.pid as number);
+    const inFlight = manager.callServerTool('a', 'slow', { ms: 10_000 }).catch((e) => e);
+    expect(await waitFor(() => manager.metrics().a.inFlight === 1)).toBe(true);
+    expect(await manager.reload({ mcpServers: { a: echoV2, b: echo } })).toMatchObject({ changed: ['a'] });
+    const racing = manager.reload({ mcpServers: { b: echo } }).catch((e) => e);
+    const started = Date.now();
+    await manager.shutdown();
+    // The changed server was draining its call: the shutdown ends it instead of waiting 10 s.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect((await inFlight).code).toBe('closed');
+    expect(pids.every((pid) => !isAlive(pid))).toBe(true);
+    expect(await racing).toMatchObject({ code: 'closed' });
+    await expect(manager.reload({ mcpServers: { a: echo } })).rejects.toMatchObject({ code: 'closed' });
+    expect(Object.values(manager.status()).every((s) => s.state === 'closed')).toBe(true);
+  });
+});
