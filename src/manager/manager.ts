@@ -18,6 +18,7 @@ import { abortable } from './abortable.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { diffEntries, type ReloadReport } from './config-diff.js';
+import { ConfigWatcher } from './config-watcher.js';
 import { MetricsRecorder, type ServerMetrics } from './metrics.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
@@ -49,6 +50,16 @@ export interface ManagerOptions {
   maxResultBytes?: number;
 }
 
+/** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
+export interface FileOptions {
+  /**
+   * Reload when the file changes (see `reload`), once it has been quiet for `debounceMs`
+   * (default 150). A file that does not parse is reported as `configError` and ignored
+   * until it does. `shutdown()` stops the watch. Default: off.
+   */
+  watch?: boolean | { debounceMs?: number };
+}
+
 /** A resource and the server that has it. */
 export interface ManagedResource {
   server: string;
@@ -69,6 +80,8 @@ export interface ManagerEvents {
   stateChange: { server: string; from: ServerState; to: ServerState };
   /** A reload applied a new config: which servers were added, removed, changed and left as they were. */
   configChanged: ReloadReport;
+  /** A watched config file changed but could not be read or did not parse; the last good config stays. */
+  configError: { path: string; error: McpError };
 }
 
 
@@ -90,26 +103,46 @@ export class McpServerManager extends EventEmitter {
   private readonly retiring = new Set<ServerSlot>();
   /** The last reload in line: reloads apply one at a time, in call order. */
   private reloading: Promise<unknown> = Promise.resolve();
+  private watcher: ConfigWatcher | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
     return new McpServerManager(parseConfig(config), options);
   }
 
-  /** Reads a config file (`mcpServers` or VS Code `servers` shape). */
-  static fromFile(path: string, options: ManagerOptions = {}): McpServerManager {
+  /** Reads a config file (`mcpServers` or VS Code `servers` shape); with `watch`, follows its changes. */
+  static fromFile(path: string, options: ManagerOptions & FileOptions = {}): McpServerManager {
+    const { watch, ...managerOptions } = options;
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
       throw new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
     }
+    let manager: McpServerManager;
     try {
-      return McpServerManager.fromConfig(text, options);
+      manager = McpServerManager.fromConfig(text, managerOptions);
     } catch (error) {
-      if (error instanceof McpError) throw new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
-      throw error;
+      throw inFile(path, error);
     }
+    if (watch) manager.watchFile(path, text, typeof watch === 'object' ? watch.debounceMs : undefined);
+    return manager;
+  }
+
+  private watchFile(path: string, text: string, debounceMs: number | undefined): void {
+    this.watcher = new ConfigWatcher(
+      path,
+      text,
+      (next) => this.reload(next).catch((error: unknown) => Promise.reject(inFile(path, error))),
+      (error) => {
+        const reported =
+          error instanceof McpError
+            ? error
+            : new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
+        this.emit('configError', { path, error: reported });
+      },
+      debounceMs,
+    );
   }
 
   constructor(
@@ -282,6 +315,7 @@ export class McpServerManager extends EventEmitter {
    */
   shutdown(): Promise<void> {
     this.closing ??= (async () => {
+      this.watcher?.close();
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
       const slots = [...this.slots.values(), ...this.retiring];
@@ -585,6 +619,12 @@ export class McpServerManager extends EventEmitter {
       toolsListed: (server, client, tools) => (current() ? this.catalog.listed(this.slot(server), client, tools) : Promise.resolve()),
     };
   }
+}
+
+/** A config error, named after the file it is in. */
+function inFile(path: string, error: unknown): unknown {
+  if (!(error instanceof McpError) || error.code !== 'invalid-config') return error;
+  return new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
 }
 
 function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate | undefined> {
