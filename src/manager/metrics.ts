@@ -21,6 +21,12 @@ export interface ServerMetrics {
   bytesIn: number;
 }
 
+/** Byte counters a connection keeps; read when figures are asked for, never on the call path. */
+export interface TrafficCounters {
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
 /**
  * Log-linear buckets: 8 per power of two from 1 µs to ~1 h, so a quantile is within
  * ~9% of the truth and the histogram never grows (about 2 KB a server).
@@ -71,8 +77,10 @@ export class MetricsRecorder {
   private starts = 0;
   private lastStartAt: number | undefined;
   private lastStartMs: number | undefined;
-  bytesOut = 0;
-  bytesIn = 0;
+  /** Bytes of connections that are gone. */
+  private bytesOut = 0;
+  private bytesIn = 0;
+  private live: TrafficCounters | undefined;
 
   /**
    * Marks a request as sent and returns its start time, to hand to {@link end} exactly once.
@@ -102,6 +110,15 @@ export class MetricsRecorder {
     this.lastStartMs = durationMs;
   }
 
+  /** The running connection's counters (undefined: none, or its transport keeps none); the previous one's are kept. */
+  connected(traffic: TrafficCounters | undefined): void {
+    if (this.live) {
+      this.bytesIn += this.live.bytesIn;
+      this.bytesOut += this.live.bytesOut;
+    }
+    this.live = traffic;
+  }
+
   snapshot(): ServerMetrics {
     const h = this.latency;
     return {
@@ -112,8 +129,8 @@ export class MetricsRecorder {
       starts: this.starts,
       restarts: this.restarts,
       ...(this.lastStartAt === undefined ? {} : { lastStartAt: this.lastStartAt, lastStartMs: this.lastStartMs }),
-      bytesOut: this.bytesOut,
-      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut + (this.live?.bytesOut ?? 0),
+      bytesIn: this.bytesIn + (this.live?.bytesIn ?? 0),
     };
   }
 }

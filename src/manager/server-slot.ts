@@ -4,7 +4,7 @@ import type { CallOptions, Tool } from '../protocol/types.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
-import type { MetricsRecorder } from './metrics.js';
+import type { MetricsRecorder, TrafficCounters } from './metrics.js';
 import type { Tracing } from './tracing.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
@@ -325,6 +325,8 @@ export class ServerSlot {
     this.failures = 0;
     this.lastError = undefined;
     this.client = client;
+    // A connection whose transport counts bytes says so with a `traffic` field.
+    this.host.metrics?.connected((client as { traffic?: TrafficCounters }).traffic);
     this.watch(client);
     this.setState('ready');
     this.armIdle();
@@ -382,6 +384,7 @@ export class ServerSlot {
 
   /** Stops the timers of a connection the slot no longer has. */
   private quiet(): void {
+    this.host.metrics?.connected(undefined);
     clearTimeout(this.idleTimer);
     this.health?.close();
     this.health = undefined;
