@@ -463,7 +463,7 @@ export class McpServerManager extends EventEmitter {
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, { method: 'resources/read' });
+    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, { method: 'resources/read', resourceUri: uri });
   }
 
   private async invoke(

@@ -5,7 +5,7 @@ import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
 import type { MetricsRecorder, TrafficCounters } from './metrics.js';
-import type { Tracing } from './tracing.js';
+import { TOOL_ERROR, type TraceHandle, type Tracing } from './tracing.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -28,6 +28,7 @@ export interface SlotHost {
 export interface RequestLabel {
   method: string;
   target?: string;
+  resourceUri?: string;
 }
 
 /**
@@ -158,7 +159,7 @@ export class ServerSlot {
     const metrics = this.host.metrics;
     const began = metrics?.begin() ?? 0;
     const tracing = this.host.tracing;
-    const span = tracing && label ? tracing.request({ server: this.name, method: label.method, target: label.target, transport: 'stdio' }) : undefined;
+    let span: TraceHandle | undefined;
     // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
     this.active++;
     clearTimeout(this.idleTimer);
@@ -166,9 +167,11 @@ export class ServerSlot {
     try {
       // Aborting or running out of time stops this caller's wait for a start, not the start others share.
       client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name));
+      // The span covers the request from its sending on; a start it waited for has its own.
+      if (tracing && label) span = tracing.request({ ...label, server: this.name, transport: 'stdio', protocolVersion: client.protocolVersion });
       const result = await request(client, () => this.idleTimer?.refresh(), budget.rest());
       metrics?.end(began);
-      span?.end();
+      span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
       return result;
     } catch (error) {
       const reported = client ? this.fromOldConnection(client, error) : error;
