@@ -15,7 +15,7 @@ export type Command =
   | { name: 'call'; tool: string; args?: string; argsFile?: string; timeout?: number }
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number }
-  | { name: 'status' };
+  | { name: 'status'; watch?: { intervalMs: number } };
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -36,19 +36,22 @@ Usage:
   lazy-mcp call <public-name> [json-args | --args-file F] [--timeout MS] [--json]
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--json]
-  lazy-mcp status [--json]
+  lazy-mcp status [--watch [--interval MS]] [--json]
 
 Commands:
   tools       list every tool: public name, server, first line of its description
   call        call one tool by its public name (mcp__<server>__<tool>) and print its content
   resources   list the servers' resources and resource templates
   read        read one resource of one server
-  status      start the servers as "tools" does, then show each one's state
+  status      start the servers as "tools" does, then show each one's state; with --watch,
+              keep showing each one's state and figures, following config edits, until
+              Ctrl-C or the end of stdin
 
 Options:
   --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
   --cache-dir DIR   keep tool lists in DIR so later runs list tools without starting servers
   --server S        only this server (repeatable)
+  --watch           (status) refresh the figures every --interval MS (default 1000); with --json, one line a refresh
   --args-file F     read the call's JSON arguments from file F ("-" for stdin)
   --timeout MS      time allowed for the request, in milliseconds (default: the server's, else 30000)
   --json            print the result as JSON; nothing else goes to stdout
@@ -65,6 +68,8 @@ const OPTIONS = {
   server: { type: 'string', multiple: true },
   'args-file': { type: 'string' },
   timeout: { type: 'string' },
+  watch: { type: 'boolean' },
+  interval: { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -79,7 +84,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   call: { options: ['args-file', 'timeout'], required: ['public-name'], optional: ['json-args'] },
   resources: { options: ['server'], required: [], optional: [] },
   read: { options: ['timeout'], required: ['server', 'uri'], optional: [] },
-  status: { options: [], required: [], optional: [] },
+  status: { options: ['watch', 'interval'], required: [], optional: [] },
 };
 
 const GLOBAL: OptionName[] = ['config', 'cache-dir', 'json', 'verbose', 'help', 'version'];
@@ -121,7 +126,10 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   const commands: { [N in Command['name']]: () => Extract<Command, { name: N }> } = {
     tools: () => ({ name: 'tools', servers }),
     resources: () => ({ name: 'resources', servers }),
-    status: () => ({ name: 'status' }),
+    status: () => {
+      if (values.interval !== undefined && !values.watch) throw new UsageError('--interval applies to status --watch only');
+      return values.watch ? { name: 'status', watch: { intervalMs: values.interval === undefined ? 1000 : parseMs('--interval', values.interval) } } : { name: 'status' };
+    },
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeout }),
     call: () => {
       if (rest[1] !== undefined && values['args-file'] !== undefined) throw new UsageError('give the call arguments either as json-args or with --args-file, not both');
@@ -138,8 +146,12 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
 }
 
 function parseTimeout(text: string): number {
+  return parseMs('--timeout', text);
+}
+
+function parseMs(option: string, text: string): number {
   const ms = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !(ms > 0)) throw new UsageError(`--timeout must be a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text.trim()) || !(ms > 0)) throw new UsageError(`${option} must be a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
   return ms;
 }
 

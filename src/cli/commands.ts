@@ -3,6 +3,7 @@ import type { McpServerManager, ServerStatus } from '../index.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
 import { errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
 import type { Reporter } from './reporter.js';
+import { watchStatus } from './status-watch.js';
 
 /** What a command works with; `print` is stdout, the only place results go. */
 export interface CommandContext {
@@ -28,7 +29,7 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
     case 'read':
       return readResource(command, ctx);
     case 'status':
-      return showStatus(ctx);
+      return command.watch ? watchStatus(ctx, { intervalMs: command.watch.intervalMs, redraw: Boolean(process.stdout.isTTY) && !ctx.json }) : showStatus(ctx);
   }
 }
 
