@@ -435,7 +435,7 @@ export class McpServerManager extends EventEmitter {
   private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
     this.assertOpen();
     return this.fromServers(view, server, async (slot) => {
-      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])), {}, { method: 'resources/list' });
+      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])), {}, LIST_RESOURCES);
       return resources.map((resource) => ({ server: slot.name, resource }));
     });
   }
@@ -455,7 +455,7 @@ export class McpServerManager extends EventEmitter {
       const templates = await slot.run(
         (client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])),
         {},
-        { method: 'resources/templates/list' },
+        LIST_TEMPLATES,
       );
       return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
     });
@@ -463,7 +463,7 @@ export class McpServerManager extends EventEmitter {
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, { method: 'resources/read', resourceUri: uri });
+    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, this.tracing && { method: 'resources/read', resourceUri: uri });
   }
 
   private async invoke(
@@ -486,7 +486,7 @@ export class McpServerManager extends EventEmitter {
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
     try {
-      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options, { method: 'tools/call', target: tool });
+      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options, this.tracing && { method: 'tools/call', target: tool });
       if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
       const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
       return cutResult(result, maxResultBytes, saved);
@@ -630,6 +630,10 @@ function inFile(path: string, error: unknown): unknown {
 function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate | undefined> {
   return new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
 }
+
+// Span labels: made once, or per call only when tracing is on.
+const LIST_RESOURCES = { method: 'resources/list' };
+const LIST_TEMPLATES = { method: 'resources/templates/list' };
 
 /** Listeners whose exception was already reported. */
 const failedListeners = new WeakSet<object>();

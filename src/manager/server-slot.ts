@@ -192,6 +192,9 @@ export class ServerSlot {
    * them to its successor. Never throws.
    */
   async drain(graceMs?: number): Promise<void> {
+    // A slot on its way out probes no more: a health restart would only start the old entry again.
+    this.health?.close();
+    this.health = undefined;
     for (;;) {
       const op = this.op;
       if (op && op.kind !== 'shutdown') await op.done.catch(() => undefined);

@@ -6,6 +6,8 @@ import type { ServerSlot } from './server-slot.js';
 import type { ToolPredicate } from './tool-filter.js';
 import { type ManagedTool, ToolIndex } from './tool-index.js';
 
+const LIST_TOOLS = { method: 'tools/list' };
+
 /**
  * What the manager knows of every server's tools: the public-name index, filled from
  * live listings or, when there is a `cacheDir`, from the manifest cache, kept in step
@@ -45,7 +47,7 @@ export class ToolCatalog {
       let relist = this.relisting.get(slot.name);
       if (!relist) {
         relist = slot
-          .run((c) => c.listTools(), {}, { method: 'tools/list' })
+          .run((c) => c.listTools(), {}, LIST_TOOLS)
           .then((tools) => this.listed(slot, client, tools))
           .finally(() => this.relisting.delete(slot.name));
         this.relisting.set(slot.name, relist);

@@ -57,6 +57,22 @@ describe('reload', () => {
     expect((await manager.listTools()).some((t) => t.server === 'removed')).toBe(false);
   });
 
+  it('serves callers that wait for a start the reload overtakes, and starts the new entry once', async () => {
+    const slow = fixture('slow-init.mjs', '800');
+    const manager = manage({ slow });
+    // One caller by public name (routing waits for the start), one by server (the call waits for it).
+    const byName = manager.callTool('mcp__slow__slow_hello');
+    const byServer = manager.callServerTool('slow', 'slow_hello');
+    expect(await waitFor(() => manager.status().slow.state === 'starting')).toBe(true);
+    const report = await manager.reload({ mcpServers: { slow: { ...slow, env: { CHANGED: '1' } } } });
+    expect(report.changed).toEqual(['slow']);
+    expect(manager.status().slow.state).toBe('idle');
+    expect((await Promise.all([byName, byServer])).map(textOf)).toEqual(['hello from slow', 'hello from slow']);
+    // The old entry's start, then the new one's: one restart.
+    expect(manager.metrics().slow).toMatchObject({ starts: 2, restarts: 1, inFlight: 0 });
+    expect(manager.status().slow.state).toBe('ready');
+  });
+
   it('makes an invalid new entry invalid and touches nothing else', async () => {
     const manager = manage({ a: echo, b: echo });
     await manager.callServerTool('a', 'echo', { text: 'x' });
