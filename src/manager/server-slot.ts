@@ -298,11 +298,14 @@ export class ServerSlot {
     if (signal.aborted) throw this.closedError();
     this.setState('starting');
     let client: McpClient | undefined;
-    const began = performance.now();
-    const span = this.host.tracing?.start(this.name, 'stdio');
+    let began = 0;
+    let span: TraceHandle | undefined;
     try {
       await this.host.predecessor;
       if (signal.aborted) throw this.closedError();
+      // Timed from here: the wait for the predecessor to finish its calls is not this start's.
+      began = performance.now();
+      span = this.host.tracing?.start(this.name, 'stdio');
       const { config } = this.entry as Extract<ServerEntry, { kind: 'stdio' }>;
       client = await McpClient.connect(config, { ...this.host.connectOptions(this.name), signal });
       if (signal.aborted) throw this.closedError();

@@ -3,7 +3,12 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { McpError } from '../../src/errors.js';
 import { McpServerManager } from '../../src/manager/manager.js';
 import { Tracing } from '../../src/manager/tracing.js';
-import { fixture } from '../support/fixtures.js';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fixture, repoRoot } from '../support/fixtures.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 /** What the duration histogram was given: an SDK's meter reduced to remembering. */
 const recorded: { name: string; value: number; attributes: Record<string, unknown> }[] = [];
@@ -111,5 +116,37 @@ describe('Tracing in the manager', () => {
     expect(recorded[0].attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo' });
     expect(recorded[3].value).toBeGreaterThanOrEqual(0.15);
     expect(recorded[3].value).toBeLessThan(5);
+  });
+});
+
+describe('Tracing without @opentelemetry/api', () => {
+  it('loads nothing and the pool works as before', async () => {
+    const dir = tempDir();
+    // A host where the optional peer is not installed: resolving it fails as it would then.
+    const block = join(dir, 'no-otel.cjs');
+    writeFileSync(
+      block,
+      `const Module = require('node:module');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === '@opentelemetry/api') throw Object.assign(new Error("Cannot find module '@opentelemetry/api'"), { code: 'MODULE_NOT_FOUND' });
+  return resolve.call(this, request, ...rest);
+};`,
+    );
+    const host = join(dir, 'host.mjs');
+    writeFileSync(
+      host,
+      `import { Tracing } from ${JSON.stringify(join(repoRoot, 'dist/manager/tracing.js'))};
+import { McpServerManager } from ${JSON.stringify(join(repoRoot, 'dist/index.js'))};
+const manager = McpServerManager.fromConfig({ mcpServers: { echo: ${JSON.stringify(fixture('echo-server.mjs'))} } });
+try {
+  const result = await manager.callTool('mcp__echo__echo', { text: 'plain' });
+  console.log(JSON.stringify({ tracing: Tracing.load('0') === undefined ? 'none' : 'loaded', text: result.content[0].text, calls: manager.metrics().echo.calls }));
+} finally {
+  await manager.shutdown();
+}`,
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, ['--require', block, host], { cwd: repoRoot, timeout: 20_000 });
+    expect(JSON.parse(stdout)).toEqual({ tracing: 'none', text: 'plain', calls: 1 });
   });
 });
