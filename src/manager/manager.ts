@@ -354,7 +354,7 @@ export class McpServerManager extends EventEmitter {
       this.slots.set(entry.name, slot);
     }
     const hadTools = retired.filter((slot) => this.index.toolsOf(slot.name) !== undefined).map((slot) => slot.name);
-    this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired);
+    hadTools.push(...this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired));
     for (const name of report.removed) this.search.update(name, undefined);
     for (const name of report.changed) {
       const from = (before.get(name) as ServerSlot).state;

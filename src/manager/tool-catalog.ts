@@ -92,14 +92,14 @@ export class ToolCatalog {
    * A reload: `retired` slots leave (their servers were removed or changed, so what is known
    * of their tools goes with them) and the index is named over the new set of servers.
    */
-  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>, retired: readonly ServerSlot[]): void {
+  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>, retired: readonly ServerSlot[]): string[] {
     for (const slot of retired) {
       this.retired.add(slot);
       this.index.clear(slot.name);
       this.cacheKeys.delete(slot.name);
       this.relisting.delete(slot.name);
     }
-    this.index.reconfigure(servers, filters);
+    return this.index.reconfigure(servers, filters);
   }
 
   /** What we know of a server's tools is stale: forget it, here and on disk. */

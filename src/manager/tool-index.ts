@@ -58,15 +58,23 @@ export class ToolIndex {
   /**
    * The configured servers changed (a reload): the public names are worked out again over
    * the new set of servers, and the tools of servers no longer configured are forgotten.
+   * Returns the servers that stay whose tools' public names changed (a new server's name
+   * collides with theirs).
    */
-  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>): void {
+  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>): string[] {
+    const before = this.prefixes;
     this.prefixes = serverPrefixes(servers);
     this.filters = filters;
+    const renamed: string[] = [];
     for (const server of [...this.byServer.keys()]) {
       const raw = this.raw.get(server);
-      if (raw && this.prefixes.has(server)) this.set(server, raw);
-      else this.clear(server);
+      if (!raw || !this.prefixes.has(server)) this.clear(server);
+      else if (before.get(server) !== this.prefixes.get(server)) {
+        this.set(server, raw);
+        renamed.push(server);
+      }
     }
+    return renamed;
   }
 
   /** Whether the server's config lets this raw tool name through. */

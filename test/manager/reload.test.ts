@@ -73,6 +73,24 @@ describe('reload', () => {
     expect(manager.status().slow.state).toBe('ready');
   });
 
+  it('renames the tools of a kept server whose public name an added server now collides with', async () => {
+    const manager = manage({ 'a.b': echo });
+    const before = (await manager.listTools()).find((t) => t.tool.name === 'echo')!.name;
+    expect(before).toBe('mcp__a_b__echo');
+    const pid = manager.status()['a.b'].pid;
+    const changed: string[] = [];
+    manager.on('toolsChanged', ({ server }) => changed.push(server));
+    expect(await manager.reload({ mcpServers: { 'a.b': echo, a_b: echo } })).toMatchObject({ unchanged: ['a.b'], added: ['a_b'] });
+    expect(changed).toEqual(['a.b']);
+    const after = (await manager.listTools({ servers: ['a.b'] })).find((t) => t.tool.name === 'echo')!.name;
+    expect(after).not.toBe(before);
+    expect(textOf(await manager.callTool(after, { text: 'renamed' }))).toBe('renamed');
+    expect(manager.status()['a.b'].pid).toBe(pid);
+    // The plain name now belongs to the added server.
+    expect(textOf(await manager.callTool('mcp__a_b__echo', { text: 'new' }))).toBe('new');
+    expect(manager.status().a_b.state).toBe('ready');
+  });
+
   it('makes an invalid new entry invalid and touches nothing else', async () => {
     const manager = manage({ a: echo, b: echo });
     await manager.callServerTool('a', 'echo', { text: 'x' });
