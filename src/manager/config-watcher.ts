@@ -32,6 +32,8 @@ export class ConfigWatcher {
       if (file === null || file === name) this.changed();
     });
     this.watcher.on('error', (error) => this.onProblem(error));
+    // An edit between the first read and the start of the watch would be missed: look once more.
+    this.changed();
   }
 
   /** Stops watching; a read in flight is not handed over. Idempotent. */

@@ -346,9 +346,10 @@ export class McpServerManager extends EventEmitter {
     }
     for (const name of report.removed) this.recorders.delete(name);
     const added: ServerSlot[] = [];
+    const unchanged = new Set(report.unchanged);
     this.slots.clear();
     for (const entry of entries) {
-      const kept = report.unchanged.includes(entry.name) ? before.get(entry.name) : undefined;
+      const kept = unchanged.has(entry.name) ? before.get(entry.name) : undefined;
       const slot = kept ?? this.newSlot(entry, drained.get(entry.name));
       if (!kept) added.push(slot);
       this.slots.set(entry.name, slot);
