@@ -101,6 +101,8 @@ export class McpServerManager extends EventEmitter {
   private readonly tracing = Tracing.load(DEFAULT_CLIENT_INFO.version);
   /** Slots a reload took out of the pool that still finish their calls in flight. */
   private readonly retiring = new Set<ServerSlot>();
+  /** Per server name, the drain of its last retired slot while it lasts: the next slot of that name starts after it. */
+  private readonly drains = new Map<string, Promise<void>>();
   /** The last reload in line: reloads apply one at a time, in call order. */
   private reloading: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
@@ -337,12 +339,15 @@ export class McpServerManager extends EventEmitter {
     const before = new Map(this.slots);
     const grace = this.options.shutdownGraceMs ?? 2000;
     const retired: ServerSlot[] = [];
-    const drained = new Map<string, Promise<void>>();
     for (const name of [...report.removed, ...report.changed]) {
       const old = before.get(name) as ServerSlot;
       retired.push(old);
       this.retiring.add(old);
-      drained.set(name, old.drain(grace).finally(() => this.retiring.delete(old)));
+      const drain: Promise<void> = old.drain(grace).finally(() => {
+        this.retiring.delete(old);
+        if (this.drains.get(name) === drain) this.drains.delete(name);
+      });
+      this.drains.set(name, drain);
     }
     for (const name of report.removed) this.recorders.delete(name);
     const added: ServerSlot[] = [];
@@ -350,7 +355,8 @@ export class McpServerManager extends EventEmitter {
     this.slots.clear();
     for (const entry of entries) {
       const kept = unchanged.has(entry.name) ? before.get(entry.name) : undefined;
-      const slot = kept ?? this.newSlot(entry, drained.get(entry.name));
+      // A server removed earlier and added back may still be draining: its slot follows that drain too.
+      const slot = kept ?? this.newSlot(entry, this.drains.get(entry.name));
       if (!kept) added.push(slot);
       this.slots.set(entry.name, slot);
     }

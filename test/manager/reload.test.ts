@@ -91,6 +91,25 @@ describe('reload', () => {
     expect(manager.status().a_b.state).toBe('ready');
   });
 
+  it('starts a server added back while its removed predecessor still drains only after that one is gone', async () => {
+    const manager = manage({ a: echo });
+    await manager.callServerTool('a', 'echo', { text: 'x' });
+    const oldPid = manager.status().a.pid as number;
+    const finished: string[] = [];
+    const slow = manager.callServerTool('a', 'slow', { ms: 800 }).then((r) => (finished.push('old call'), r));
+    expect(await waitFor(() => manager.metrics().a.inFlight === 1)).toBe(true);
+    await manager.reload({ mcpServers: {} });
+    await manager.reload({ mcpServers: { a: echo } });
+    expect(manager.status().a.state).toBe('idle');
+    const again = await manager.callServerTool('a', 'echo', { text: 'again' });
+    finished.push('new call');
+    expect(textOf(again)).toBe('again');
+    expect(textOf(await slow)).toBe('done');
+    expect(finished).toEqual(['old call', 'new call']);
+    expect(manager.status().a.pid).not.toBe(oldPid);
+    expect(isAlive(oldPid)).toBe(false);
+  });
+
   it('makes an invalid new entry invalid and touches nothing else', async () => {
     const manager = manage({ a: echo, b: echo });
     await manager.callServerTool('a', 'echo', { text: 'x' });
