@@ -115,6 +115,12 @@ export class McpServerManager extends EventEmitter {
   /** Reads a config file (`mcpServers` or VS Code `servers` shape); with `watch`, follows its changes. */
   static fromFile(path: string, options: ManagerOptions & FileOptions = {}): McpServerManager {
     const { watch, ...managerOptions } = options;
+    const debounceMs = typeof watch === 'object' ? watch.debounceMs : undefined;
+    if (debounceMs !== undefined && !(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
+      throw new McpError('invalid-config', `fromFile option watch.debounceMs must be a non-negative number of milliseconds, got ${JSON.stringify(debounceMs) ?? String(debounceMs)}`, {
+        phase: 'config',
+      });
+    }
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -127,7 +133,7 @@ export class McpServerManager extends EventEmitter {
     } catch (error) {
       throw inFile(path, error);
     }
-    if (watch) manager.watchFile(path, text, typeof watch === 'object' ? watch.debounceMs : undefined);
+    if (watch) manager.watchFile(path, text, debounceMs);
     return manager;
   }
 

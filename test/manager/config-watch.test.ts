@@ -68,6 +68,14 @@ describe('fromFile with watch', () => {
     expect(manager.status().a.state).toBe('idle');
   });
 
+  it('rejects a debounce that is not a number of milliseconds, naming it', () => {
+    const path = join(tempDir(), 'mcp.json');
+    writeFileSync(path, config('a'));
+    expect(() => McpServerManager.fromFile(path, { watch: { debounceMs: -1 } })).toThrow(
+      'fromFile option watch.debounceMs must be a non-negative number of milliseconds, got -1',
+    );
+  });
+
   it('stops watching on shutdown', async () => {
     const { path, manager, changes, errors } = watched(config('a'));
     await manager.shutdown();
