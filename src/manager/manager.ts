@@ -527,10 +527,15 @@ export class McpServerManager extends EventEmitter {
       const slot = this.slot(server);
       if (!slot.enabled) await slot.ready(); // throws why it cannot run
       if (!this.index.toolsOf(server)) {
-        await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
+        try {
+          await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
+        } catch (error) {
+          // A reload replaced the server while it started or listed: ask its successor.
+          if (this.slots.get(server) !== slot && !this.closing) return this.route(name, view, signal);
+          throw error;
+        }
         const found = this.index.resolve(name);
         if (found) return found;
-        // A reload replaced the server while it started: ask its successor.
         if (this.slots.get(server) !== slot) return this.route(name, view, signal);
       }
     }

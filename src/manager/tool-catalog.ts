@@ -17,7 +17,8 @@ export class ToolCatalog {
   readonly index: ToolIndex;
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
-  private readonly relisting = new Map<string, Promise<void>>();
+  /** Per slot (a reload may put a new slot under the same name), its re-listing in flight. */
+  private readonly relisting = new Map<ServerSlot, Promise<void>>();
   /** Slots a reload took out of the pool: a listing they finish late is not theirs to index. */
   private readonly retired = new WeakSet<ServerSlot>();
 
@@ -42,15 +43,17 @@ export class ToolCatalog {
       if (cached) return cached;
     }
     const client = await slot.ready();
+    // A reload took the slot out of the pool meanwhile: what it would list is not the pool's.
+    if (this.retired.has(slot)) return [];
     if (!this.index.toolsOf(slot.name)) {
       // Running, but its list was dropped (list_changed): list again, once for all callers.
-      let relist = this.relisting.get(slot.name);
+      let relist = this.relisting.get(slot);
       if (!relist) {
         relist = slot
           .run((c) => c.listTools(), {}, LIST_TOOLS)
           .then((tools) => this.listed(slot, client, tools))
-          .finally(() => this.relisting.delete(slot.name));
-        this.relisting.set(slot.name, relist);
+          .finally(() => this.relisting.delete(slot));
+        this.relisting.set(slot, relist);
       }
       await relist;
     }
@@ -97,7 +100,6 @@ export class ToolCatalog {
       this.retired.add(slot);
       this.index.clear(slot.name);
       this.cacheKeys.delete(slot.name);
-      this.relisting.delete(slot.name);
     }
     return this.index.reconfigure(servers, filters);
   }

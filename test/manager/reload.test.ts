@@ -110,6 +110,30 @@ describe('reload', () => {
     expect(isAlive(oldPid)).toBe(false);
   });
 
+  it('loses and fails no call among many while reloads keep changing one server', async () => {
+    const manager = manage({ same: echo, changed: echo });
+    const calls: Promise<string>[] = [];
+    const fire = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        for (const server of ['same', 'changed']) {
+          const text = `${server}-${calls.length}`;
+          calls.push(manager.callTool(`mcp__${server}__slow`, { ms: 20 + (i % 5) * 20 }).then(() => manager.callTool(`mcp__${server}__echo`, { text })).then(textOf));
+        }
+      }
+    };
+    fire(20);
+    for (let round = 1; round <= 3; round++) {
+      await manager.reload({ mcpServers: { same: echo, changed: { ...echo, env: { ECHO_VERSION: `${round}.0.0` } } } });
+      fire(20);
+    }
+    const texts = await Promise.all(calls);
+    expect(texts).toEqual(calls.map((_, i) => `${i % 2 === 0 ? 'same' : 'changed'}-${i}`));
+    expect(manager.metrics().same).toMatchObject({ starts: 1, restarts: 0, inFlight: 0 });
+    expect(manager.metrics().changed.starts).toBeLessThanOrEqual(4);
+    expect(Object.values(manager.metrics().changed.errors)).toEqual([]);
+    expect(textOf(await manager.callServerTool('changed', 'env', { name: 'ECHO_VERSION' }))).toBe('3.0.0');
+  });
+
   it('makes an invalid new entry invalid and touches nothing else', async () => {
     const manager = manage({ a: echo, b: echo });
     await manager.callServerTool('a', 'echo', { text: 'x' });
