@@ -25,7 +25,9 @@ export type {
 } from './protocol/types.js';
 
 export { McpServerManager } from './manager/manager.js';
-export type { ManagedResource, ManagedResourceTemplate, ManagerEvents, ManagerOptions } from './manager/manager.js';
+export type { FileOptions, ManagedResource, ManagedResourceTemplate, ManagerEvents, ManagerOptions } from './manager/manager.js';
+export type { ReloadReport } from './manager/config-diff.js';
+export type { ServerMetrics } from './manager/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';

@@ -22,7 +22,7 @@ export type Command =
   | { name: 'call'; tool: string; args?: string; pairs?: string[]; argsFile?: string; timeout?: number; maxTime?: number }
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number; maxTime?: number }
-  | { name: 'status' };
+  | { name: 'status'; watch?: { intervalMs: number } };
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -46,7 +46,7 @@ Usage:
   lazy-mcp call <public-name> [json-args | key=value... | --args-file F] [--timeout MS] [--max-time MS] [--json]
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--max-time MS] [--json]
-  lazy-mcp status [--json]
+  lazy-mcp status [--watch [--interval MS]] [--json]
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -55,7 +55,9 @@ Commands:
               arguments are one JSON object or key=value pairs (typed by the tool's schema)
   resources   list the servers' resources and resource templates
   read        read one resource of one server
-  status      start the servers as "tools" does, then show each one's state
+  status      start the servers as "tools" does, then show each one's state; with --watch,
+              keep showing each one's state and figures, following config edits, until
+              Ctrl-C or the end of stdin
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
@@ -63,6 +65,7 @@ Options:
   --from APP        use an app's own MCP servers: claude-desktop, claude-code, cursor, vscode
   --cache-dir DIR   keep tool lists in DIR so later runs list tools without starting servers
   --server S        only this server (repeatable)
+  --watch           (status) refresh the figures every --interval MS (default 1000); with --json, one line a refresh
   --args-file F     read the call's JSON arguments from file F ("-" for stdin)
   --timeout MS      time allowed without progress, in milliseconds; each progress report
                     restarts it (default: the server's timeout, else 30000)
@@ -84,6 +87,8 @@ const OPTIONS = {
   'args-file': { type: 'string' },
   timeout: { type: 'string' },
   'max-time': { type: 'string' },
+  watch: { type: 'boolean' },
+  interval: { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -99,7 +104,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   call: { options: ['args-file', 'timeout', 'max-time'], required: ['public-name'], optional: ['json-args'], variadic: true },
   resources: { options: ['server'], required: [], optional: [] },
   read: { options: ['timeout', 'max-time'], required: ['server', 'uri'], optional: [] },
-  status: { options: [], required: [], optional: [] },
+  status: { options: ['watch', 'interval'], required: [], optional: [] },
 };
 
 const COMMAND_LIST = 'tools, tool, call, resources, read and status';
@@ -153,7 +158,10 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     tools: () => ({ name: 'tools', servers }),
     tool: () => ({ name: 'tool', tool: rest[0] }),
     resources: () => ({ name: 'resources', servers }),
-    status: () => ({ name: 'status' }),
+    status: () => {
+      if (values.interval !== undefined && !values.watch) throw new UsageError('--interval applies to status --watch only');
+      return values.watch ? { name: 'status', watch: { intervalMs: values.interval === undefined ? 1000 : parseMs('--interval', values.interval) } } : { name: 'status' };
+    },
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeouts }),
     call: () => {
       const given = rest.slice(1);

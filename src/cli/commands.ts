@@ -7,6 +7,7 @@ import { errorJson, firstLine, formatCallResult, formatReadResult, oneLine, tabl
 import type { Reporter } from './reporter.js';
 import { closest, didYouMean } from './suggest.js';
 import { pairsToArguments } from './tool-arguments.js';
+import { watchStatus } from './status-watch.js';
 
 /** What a command works with; `print` is stdout, the only place results go. */
 export interface CommandContext {
@@ -36,7 +37,7 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
     case 'read':
       return readResource(command, ctx);
     case 'status':
-      return showStatus(ctx);
+      return command.watch ? watchStatus(ctx, { intervalMs: command.watch.intervalMs, redraw: Boolean(process.stdout.isTTY) && !ctx.json }) : showStatus(ctx);
   }
 }
 

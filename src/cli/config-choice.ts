@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { McpError, McpServerManager, type ManagerOptions } from '../index.js';
+import { McpError, McpServerManager, type FileOptions, type ManagerOptions } from '../index.js';
 import { parseConfig } from '../manager/config.js';
 import { type ConfigFile, readConfigFile } from '../manager/config-text.js';
 import { CONFIG_ENV_VARIABLE, discoverConfig, type DiscoveryOptions, type HostName, readHostConfig } from '../manager/config-discovery.js';
@@ -31,9 +31,12 @@ export function chooseConfig(request: ConfigRequest, options: DiscoveryOptions =
 }
 
 /** A manager on the chosen config; its whole-file errors name the file. */
-export function managerFor(chosen: ChosenConfig, options: ManagerOptions): McpServerManager {
+export function managerFor(chosen: ChosenConfig, options: ManagerOptions & FileOptions): McpServerManager {
+  const { watch, ...managerOptions } = options;
+  // A file read as it is can be followed; an app's config (`--from`) is a view built from it.
+  if (watch && !chosen.origin.startsWith('--from')) return McpServerManager.fromFile(chosen.file.path, { ...managerOptions, watch });
   try {
-    return new McpServerManager(parseConfig(chosen.file.document, process.env, chosen.file.source), options);
+    return new McpServerManager(parseConfig(chosen.file.document, process.env, chosen.file.source), managerOptions);
   } catch (error) {
     if (error instanceof McpError) throw new McpError(error.code, `${chosen.file.path}: ${error.message}`, { phase: 'config' });
     throw error;

@@ -29,6 +29,8 @@ export async function run(command: Command, options: GlobalOptions): Promise<num
     manager = managerFor(chosen, {
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
       ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+      // A live view follows config edits.
+      watch: command.name === 'status' && command.watch !== undefined,
     });
   } catch (error) {
     report.error(error);

@@ -85,7 +85,7 @@ export function readHostConfig(host: HostName, options: DiscoveryOptions = {}): 
   const document = hostDocument(host, path, file.document, resolve(options.cwd ?? process.cwd()));
   // Outside a workspace there is no ${workspaceFolder}: VS Code's user servers do not have one either.
   if (document === undefined) return { looked: [`${path} (it has no MCP servers)`] };
-  return { file: { path, document, source: {} }, origin: `--from ${host}` };
+  return { file: { path, text: file.text, document, source: {} }, origin: `--from ${host}` };
 }
 
 function hostDocument(host: HostName, path: string, document: unknown, cwd: string): unknown {

@@ -12,6 +12,8 @@ export interface ConfigSource {
 /** A config file as read from disk: its document and where it lives. */
 export interface ConfigFile {
   path: string;
+  /** The file's text as read, so a watcher can tell a real change. */
+  text: string;
   document: unknown;
   source: ConfigSource;
 }
@@ -88,7 +90,7 @@ export function readConfigFile(path: string): ConfigFile {
     throw new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
   }
   try {
-    return { path, document: parseConfigText(text), source: { workspaceFolder: workspaceFolderOf(path) } };
+    return { path, text, document: parseConfigText(text), source: { workspaceFolder: workspaceFolderOf(path) } };
   } catch (error) {
     if (error instanceof McpError) throw new McpError(error.code, `${path}: ${error.message}`, { phase: 'config' });
     throw error;

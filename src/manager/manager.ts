@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { McpError, serverLabel } from '../errors.js';
-import type { ConnectOptions } from '../protocol/client.js';
+import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type {
   CallOptions,
@@ -17,7 +17,10 @@ import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
-import { readConfigFile } from './config-text.js';
+import { readConfigFile, workspaceFolderOf } from './config-text.js';
+import { diffEntries, type ReloadReport } from './config-diff.js';
+import { ConfigWatcher } from './config-watcher.js';
+import { MetricsRecorder, type ServerMetrics } from './metrics.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
 import { saveResult } from './result-file.js';
@@ -25,6 +28,7 @@ import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { bothPredicates, type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
+import { Tracing } from './tracing.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -47,6 +51,16 @@ export interface ManagerOptions {
   maxResultBytes?: number;
 }
 
+/** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
+export interface FileOptions {
+  /**
+   * Reload when the file changes (see `reload`), once it has been quiet for `debounceMs`
+   * (default 150). A file that does not parse is reported as `configError` and ignored
+   * until it does. `shutdown()` stops the watch. Default: off.
+   */
+  watch?: boolean | { debounceMs?: number };
+}
+
 /** A resource and the server that has it. */
 export interface ManagedResource {
   server: string;
@@ -65,6 +79,10 @@ export interface ManagerEvents {
   toolsChanged: { server: string };
   exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
   stateChange: { server: string; from: ServerState; to: ServerState };
+  /** A reload applied a new config: which servers were added, removed, changed and left as they were. */
+  configChanged: ReloadReport;
+  /** A watched config file changed but could not be read or did not parse; the last good config stays. */
+  configError: { path: string; error: McpError };
 }
 
 
@@ -79,22 +97,57 @@ export class McpServerManager extends EventEmitter {
   private readonly sessions = new Set<ToolSession>();
   private readonly search = new ToolSearchIndex<ManagedTool>();
   private closing: Promise<void> | undefined;
+  /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
+  private readonly recorders = new Map<string, MetricsRecorder>();
+  private readonly tracing = Tracing.load(DEFAULT_CLIENT_INFO.version);
+  /** Slots a reload took out of the pool that still finish their calls in flight. */
+  private readonly retiring = new Set<ServerSlot>();
+  /** Per server name, the drain of its last retired slot while it lasts: the next slot of that name starts after it. */
+  private readonly drains = new Map<string, Promise<void>>();
+  /** The last reload in line: reloads apply one at a time, in call order. */
+  private reloading: Promise<unknown> = Promise.resolve();
+  private watcher: ConfigWatcher | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
     return new McpServerManager(parseConfig(config), options);
   }
 
-  /** Reads a config file (`mcpServers` or VS Code `servers` shape). */
-  static fromFile(path: string, options: ManagerOptions = {}): McpServerManager {
-    // JSON with comments; `${workspaceFolder}` is the file's workspace.
-    const file = readConfigFile(path);
-    try {
-      return new McpServerManager(parseConfig(file.document, process.env, file.source), options);
-    } catch (error) {
-      if (error instanceof McpError) throw new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
-      throw error;
+  /** Reads a config file (`mcpServers` or VS Code `servers` shape, JSON with comments); with `watch`, follows its changes. */
+  static fromFile(path: string, options: ManagerOptions & FileOptions = {}): McpServerManager {
+    const { watch, ...managerOptions } = options;
+    const debounceMs = typeof watch === 'object' ? watch.debounceMs : undefined;
+    if (debounceMs !== undefined && !(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
+      throw new McpError('invalid-config', `fromFile option watch.debounceMs must be a non-negative number of milliseconds, got ${JSON.stringify(debounceMs) ?? String(debounceMs)}`, {
+        phase: 'config',
+      });
     }
+    const file = readConfigFile(path);
+    let manager: McpServerManager;
+    try {
+      manager = new McpServerManager(parseConfig(file.document, process.env, file.source), managerOptions);
+    } catch (error) {
+      throw inFile(path, error);
+    }
+    if (watch) manager.watchFile(path, file.text, debounceMs);
+    return manager;
+  }
+
+  private watchFile(path: string, text: string, debounceMs: number | undefined): void {
+    this.watcher = new ConfigWatcher(
+      path,
+      text,
+      // `${workspaceFolder}` stays the file's workspace on every reload.
+      (next) => this.enqueue(() => parseConfig(next, process.env, { workspaceFolder: workspaceFolderOf(path) })).catch((error: unknown) => Promise.reject(inFile(path, error))),
+      (error) => {
+        const reported =
+          error instanceof McpError
+            ? error
+            : new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
+        this.emit('configError', { path, error: reported });
+      },
+      debounceMs,
+    );
   }
 
   constructor(
@@ -103,9 +156,8 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
-    const host = this.slotHost();
-    for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
-    const filters = new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
+    for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
+    const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
       [...this.slots.keys()],
       options.cacheDir,
@@ -117,11 +169,13 @@ export class McpServerManager extends EventEmitter {
     );
     this.index = this.catalog.index;
     // After the constructor returns, so listeners attached right away see the events.
-    queueMicrotask(() => {
-      for (const slot of this.slots.values()) {
-        if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
-      }
-    });
+    queueMicrotask(() => this.startEager([...this.slots.values()]));
+  }
+
+  private startEager(slots: readonly ServerSlot[]): void {
+    for (const slot of slots) {
+      if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
+    }
   }
 
   override on<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
@@ -213,6 +267,37 @@ export class McpServerManager extends EventEmitter {
   }
 
   /**
+   * Each server's figures since it was configured: calls, errors by code, latency
+   * quantiles, starts and restarts, bytes, requests in flight. Reading them costs nothing
+   * on the call path.
+   */
+  metrics(): Record<string, ServerMetrics> {
+    const out: Record<string, ServerMetrics> = Object.create(null);
+    for (const name of this.slots.keys()) out[name] = this.recorder(name).snapshot();
+    return out;
+  }
+
+  /**
+   * Applies a new config (object or JSON text) by diff and resolves with what it did.
+   * Unchanged servers keep their process, their calls and their sessions. A changed server
+   * finishes its calls in flight on the old entry, then stops; it starts again with the
+   * new entry on next use (never two processes of it at once). A removed server finishes
+   * its calls and stops, and its tools leave the index. Added servers are `idle` (or start,
+   * if `eager`); an invalid entry is `invalid` and touches nothing else. A config that is
+   * not a config at all rejects with `invalid-config` and changes nothing. Reloads apply
+   * one at a time, in call order. Emits `configChanged`.
+   */
+  reload(config: unknown): Promise<ReloadReport> {
+    return this.enqueue(() => parseConfig(config));
+  }
+
+  private enqueue(parse: () => ServerEntry[]): Promise<ReloadReport> {
+    const next = this.reloading.then(() => this.apply(parse()));
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
    * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
    * to the raw tool names `tools` lets through (on top of each server's own filter).
    */
@@ -238,10 +323,12 @@ export class McpServerManager extends EventEmitter {
    */
   shutdown(): Promise<void> {
     this.closing ??= (async () => {
+      this.watcher?.close();
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
+      const slots = [...this.slots.values(), ...this.retiring];
       // Cache writes queued by now get the same time (at most a second), so a manager made next finds them.
-      await Promise.all([...[...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)), this.catalog.flushed(Math.min(grace, 1000))]);
+      await Promise.all([...slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)), this.catalog.flushed(Math.min(grace, 1000))]);
     })();
     return this.closing;
   }
@@ -251,6 +338,62 @@ export class McpServerManager extends EventEmitter {
   }
 
   // --- the work behind the public methods and sessions; `view` limits the servers ---
+
+  /** One reload's work, done at once so no call sees half of it. */
+  private apply(entries: ServerEntry[]): ReloadReport {
+    this.assertOpen();
+    const report = diffEntries(new Map([...this.slots].map(([name, slot]) => [name, slot.entry])), entries);
+    const before = new Map(this.slots);
+    const grace = this.options.shutdownGraceMs ?? 2000;
+    const retired: ServerSlot[] = [];
+    for (const name of [...report.removed, ...report.changed]) {
+      const old = before.get(name) as ServerSlot;
+      retired.push(old);
+      this.retiring.add(old);
+      const drain: Promise<void> = old.drain(grace).finally(() => {
+        this.retiring.delete(old);
+        if (this.drains.get(name) === drain) this.drains.delete(name);
+      });
+      this.drains.set(name, drain);
+    }
+    for (const name of report.removed) this.recorders.delete(name);
+    const added: ServerSlot[] = [];
+    const unchanged = new Set(report.unchanged);
+    this.slots.clear();
+    for (const entry of entries) {
+      const kept = unchanged.has(entry.name) ? before.get(entry.name) : undefined;
+      // A server removed earlier and added back may still be draining: its slot follows that drain too.
+      const slot = kept ?? this.newSlot(entry, this.drains.get(entry.name));
+      if (!kept) added.push(slot);
+      this.slots.set(entry.name, slot);
+    }
+    const hadTools = retired.filter((slot) => this.index.toolsOf(slot.name) !== undefined).map((slot) => slot.name);
+    hadTools.push(...this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired));
+    for (const name of report.removed) this.search.update(name, undefined);
+    for (const name of report.changed) {
+      const from = (before.get(name) as ServerSlot).state;
+      const to = (this.slots.get(name) as ServerSlot).state;
+      if (from !== to) this.emit('stateChange', { server: name, from, to });
+    }
+    for (const server of hadTools) this.emit('toolsChanged', { server });
+    this.emit('configChanged', report);
+    this.startEager(added);
+    return report;
+  }
+
+  /** A slot for `entry` that reports its state to the manager only while it is the pool's slot for that server. */
+  private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
+    let slot: ServerSlot | undefined;
+    const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
+    slot = new ServerSlot(entry, this.slotHost(current, this.recorder(entry.name), predecessor));
+    return slot;
+  }
+
+  private recorder(server: string): MetricsRecorder {
+    let recorder = this.recorders.get(server);
+    if (!recorder) this.recorders.set(server, (recorder = new MetricsRecorder()));
+    return recorder;
+  }
 
   private async toolsIn(view: ReadonlySet<string> | undefined, filter?: ToolPredicate): Promise<ManagedTool[]> {
     this.assertOpen();
@@ -306,7 +449,7 @@ export class McpServerManager extends EventEmitter {
   private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
     this.assertOpen();
     return this.fromServers(view, server, async (slot) => {
-      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])));
+      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])), {}, LIST_RESOURCES);
       return resources.map((resource) => ({ server: slot.name, resource }));
     });
   }
@@ -323,14 +466,18 @@ export class McpServerManager extends EventEmitter {
   private async templatesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResourceTemplate[]> {
     this.assertOpen();
     return this.fromServers(view, server, async (slot) => {
-      const templates = await slot.run((client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])));
+      const templates = await slot.run(
+        (client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])),
+        {},
+        LIST_TEMPLATES,
+      );
       return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
     });
   }
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options);
+    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, this.tracing && { method: 'resources/read', resourceUri: uri });
   }
 
   private async invoke(
@@ -353,7 +500,7 @@ export class McpServerManager extends EventEmitter {
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
     try {
-      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options);
+      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options, this.tracing && { method: 'tools/call', target: tool });
       // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
       if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
         throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(publicName ?? tool)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
@@ -388,9 +535,16 @@ export class McpServerManager extends EventEmitter {
       const slot = this.slot(server);
       if (!slot.enabled) await slot.ready(); // throws why it cannot run
       if (!this.index.toolsOf(server)) {
-        await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
+        try {
+          await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
+        } catch (error) {
+          // A reload replaced the server while it started or listed: ask its successor.
+          if (this.slots.get(server) !== slot && !this.closing) return this.route(name, view, signal);
+          throw error;
+        }
         const found = this.index.resolve(name);
         if (found) return found;
+        if (this.slots.get(server) !== slot) return this.route(name, view, signal);
       }
     }
     const refused = this.index.refusal(name);
@@ -463,8 +617,12 @@ export class McpServerManager extends EventEmitter {
     };
   }
 
-  private slotHost(): SlotHost {
+  /** `current`: whether the slot is still the pool's (a reload may have replaced it). */
+  private slotHost(current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
     return {
+      metrics,
+      ...(this.tracing ? { tracing: this.tracing } : {}),
+      ...(predecessor ? { predecessor } : {}),
       connectOptions: (server): ConnectOptions => ({
         name: server,
         clientInfo: this.options.clientInfo,
@@ -478,16 +636,32 @@ export class McpServerManager extends EventEmitter {
           exit: (status, reason) =>
             this.emit('exit', { server, ...status, ...(reason && reason.code !== 'closed' ? { error: reason } : {}) }),
           toolsChanged: () => {
+            if (!current()) return;
             this.catalog.changed(this.slot(server));
             this.emit('toolsChanged', { server });
           },
         },
       }),
-      stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
-      toolsListed: (server, client, tools) => this.catalog.listed(this.slot(server), client, tools),
+      stateChanged: (server, from, to) => current() && this.emit('stateChange', { server, from, to }),
+      // A slot a reload replaced lists for the callers it still serves, not for the index.
+      toolsListed: (server, client, tools) => (current() ? this.catalog.listed(this.slot(server), client, tools) : Promise.resolve()),
     };
   }
 }
+
+/** A config error, named after the file it is in. */
+function inFile(path: string, error: unknown): unknown {
+  if (!(error instanceof McpError) || error.code !== 'invalid-config') return error;
+  return new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
+}
+
+function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate | undefined> {
+  return new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
+}
+
+// Span labels: made once, or per call only when tracing is on.
+const LIST_RESOURCES = { method: 'resources/list' };
+const LIST_TEMPLATES = { method: 'resources/templates/list' };
 
 /** Listeners whose exception was already reported. */
 const failedListeners = new WeakSet<object>();

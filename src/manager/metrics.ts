@@ -21,6 +21,12 @@ export interface ServerMetrics {
   bytesIn: number;
 }
 
+/** Byte counters a connection keeps; read when figures are asked for, never on the call path. */
+export interface TrafficCounters {
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
 /**
  * Log-linear buckets: 8 per power of two from 1 µs to ~1 h, so a quantile is within
  * ~9% of the truth and the histogram never grows (about 2 KB a server).
@@ -71,28 +77,46 @@ export class MetricsRecorder {
   private starts = 0;
   private lastStartAt: number | undefined;
   private lastStartMs: number | undefined;
-  bytesOut = 0;
-  bytesIn = 0;
+  /** Bytes of connections that are gone. */
+  private bytesOut = 0;
+  private bytesIn = 0;
+  private live: TrafficCounters | undefined;
 
-  /** Marks a request as sent; the returned function records its end (with its error code when it failed). */
-  begin(): (errorCode?: McpErrorCode) => void {
+  /**
+   * Marks a request as sent and returns its start time, to hand to {@link end} exactly once.
+   * A number rather than a closure: the call path allocates nothing for its metrics.
+   */
+  begin(): number {
     this.calls++;
     this.inFlight++;
-    const started = performance.now();
-    let done = false;
-    return (errorCode) => {
-      if (done) return;
-      done = true;
-      this.inFlight--;
-      this.latency.record(performance.now() - started);
-      if (errorCode !== undefined) this.errors[errorCode] = (this.errors[errorCode] ?? 0) + 1;
-    };
+    return performance.now();
+  }
+
+  /** Records the end of a request begun at `began`, with its error code when it failed. */
+  end(began: number, errorCode?: McpErrorCode): void {
+    this.inFlight--;
+    this.latency.record(performance.now() - began);
+    if (errorCode !== undefined) this.errors[errorCode] = (this.errors[errorCode] ?? 0) + 1;
+  }
+
+  /** Starts after the first. */
+  get restarts(): number {
+    return Math.max(0, this.starts - 1);
   }
 
   started(durationMs: number): void {
     this.starts++;
     this.lastStartAt = Date.now();
     this.lastStartMs = durationMs;
+  }
+
+  /** The running connection's counters (undefined: none, or its transport keeps none); the previous one's are kept. */
+  connected(traffic: TrafficCounters | undefined): void {
+    if (this.live) {
+      this.bytesIn += this.live.bytesIn;
+      this.bytesOut += this.live.bytesOut;
+    }
+    this.live = traffic;
   }
 
   snapshot(): ServerMetrics {
@@ -103,10 +127,10 @@ export class MetricsRecorder {
       inFlight: this.inFlight,
       latencyMs: { p50: h.quantile(0.5), p95: h.quantile(0.95), p99: h.quantile(0.99), max: h.max, count: h.count },
       starts: this.starts,
-      restarts: Math.max(0, this.starts - 1),
+      restarts: this.restarts,
       ...(this.lastStartAt === undefined ? {} : { lastStartAt: this.lastStartAt, lastStartMs: this.lastStartMs }),
-      bytesOut: this.bytesOut,
-      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut + (this.live?.bytesOut ?? 0),
+      bytesIn: this.bytesIn + (this.live?.bytesIn ?? 0),
     };
   }
 }

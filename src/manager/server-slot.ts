@@ -7,6 +7,8 @@ import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
 import { withDownloadHint } from './runner-hint.js';
+import type { MetricsRecorder, TrafficCounters } from './metrics.js';
+import { TOOL_ERROR, type TraceHandle, type Tracing } from './tracing.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -17,6 +19,19 @@ export interface SlotHost {
   stateChanged(server: string, from: ServerState, to: ServerState): void;
   /** A start listed these tools from the live server. */
   toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
+  /** Where the server's calls and starts are counted; it outlives the slot across reloads. */
+  readonly metrics?: MetricsRecorder;
+  /** Spans for starts and requests, when `@opentelemetry/api` is installed. */
+  readonly tracing?: Tracing;
+  /** The slot this one replaced in a reload: no start begins before it has shut down, so two processes of a server never overlap. */
+  readonly predecessor?: Promise<void>;
+}
+
+/** What a request is, for its span: the method and the tool (or other target) it names. */
+export interface RequestLabel {
+  method: string;
+  target?: string;
+  resourceUri?: string;
 }
 
 /**
@@ -56,6 +71,8 @@ export class ServerSlot {
   private startSilent = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private health: HealthMonitor | undefined;
+  /** Set while {@link drain} waits for the calls in flight to end. */
+  private onIdle: (() => void) | undefined;
   lastError: McpError | undefined;
 
   constructor(
@@ -100,7 +117,7 @@ export class ServerSlot {
       transport: remote?.transport ?? 'stdio',
       ...(remote ? { url: remote.url } : {}),
       ...(client?.isOpen ? { pid: client.pid, protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
-      restarts: Math.max(0, this.started - 1),
+      restarts: this.host.metrics?.restarts ?? Math.max(0, this.started - 1),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
   }
@@ -138,22 +155,63 @@ export class ServerSlot {
    * too; `request` gets the options with what is left of them, and `touch` to call on
    * progress, which is activity too.
    */
-  async run<T>(request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
+  async run<T>(
+    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
+    options: CallOptions = {},
+    label?: RequestLabel,
+  ): Promise<T> {
     const budget = new CallBudget(options);
-    // Aborting or running out of time stops this caller's wait for a start, not the start others share.
-    const client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
-      throw this.current === 'starting' ? this.hinted(error, this.startSilent) : error;
-    }));
+    const metrics = this.host.metrics;
+    const began = metrics?.begin() ?? 0;
+    const tracing = this.host.tracing;
+    let span: TraceHandle | undefined;
+    // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
     this.active++;
     clearTimeout(this.idleTimer);
+    let client: McpClient | undefined;
     try {
-      return await request(client, () => this.idleTimer?.refresh(), budget.rest());
+      // Aborting or running out of time stops this caller's wait for a start, not the start others share.
+      client =
+        this.client ??
+        (await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
+          throw this.current === 'starting' ? this.hinted(error, this.startSilent) : error;
+        }));
+      // The span covers the request from its sending on; a start it waited for has its own.
+      if (tracing && label) span = tracing.request({ ...label, server: this.name, transport: 'stdio', protocolVersion: client.protocolVersion });
+      const result = await request(client, () => this.idleTimer?.refresh(), budget.rest());
+      metrics?.end(began);
+      span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
+      return result;
     } catch (error) {
-      throw this.fromOldConnection(client, error);
+      const reported = client ? this.fromOldConnection(client, error) : error;
+      const failure = reported instanceof McpError ? reported : undefined;
+      metrics?.end(began, failure?.code ?? 'protocol-error');
+      span?.end(failure);
+      throw reported;
     } finally {
       this.active--;
       this.armIdle();
+      if (this.active === 0) this.onIdle?.();
     }
+  }
+
+  /**
+   * A reload took this slot out of the pool: once the calls in flight on it (and a start
+   * they wait for) are over, it shuts down. Later calls never reach it: the manager routes
+   * them to its successor. Never throws.
+   */
+  async drain(graceMs?: number): Promise<void> {
+    // A slot on its way out probes no more: a health restart would only start the old entry again.
+    this.health?.close();
+    this.health = undefined;
+    for (;;) {
+      const op = this.op;
+      if (op && op.kind !== 'shutdown') await op.done.catch(() => undefined);
+      else if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+      else break;
+    }
+    this.onIdle = undefined;
+    return this.shutdown(graceMs);
   }
 
   /**
@@ -250,7 +308,14 @@ export class ServerSlot {
     this.setState('starting');
     let channel: Channel | undefined;
     let client: McpClient | undefined;
+    let began = 0;
+    let span: TraceHandle | undefined;
     try {
+      await this.host.predecessor;
+      if (signal.aborted) throw this.closedError();
+      // Timed from here: the wait for the predecessor to finish its calls is not this start's.
+      began = performance.now();
+      span = this.host.tracing?.start(this.name, 'stdio');
       // The slot opens the channel itself so that an aborted start is over only once the channel is.
       channel = await this.openChannel();
       if (signal.aborted) throw this.closedError();
@@ -276,15 +341,20 @@ export class ServerSlot {
     } catch (error) {
       await client?.close();
       await channel?.close();
+      span?.end(error instanceof McpError ? error : undefined);
       if (signal.aborted) throw this.closedError();
       const told = this.hinted(error, this.startSilent);
       this.failed(told as McpError);
       throw told;
     }
+    span?.end();
+    this.host.metrics?.started(performance.now() - began);
     this.started++;
     this.failures = 0;
     this.lastError = undefined;
     this.client = client;
+    // A connection whose transport counts bytes says so with a `traffic` field.
+    this.host.metrics?.connected((client as { traffic?: TrafficCounters }).traffic);
     this.watch(client);
     this.setState('ready');
     this.armIdle();
@@ -359,6 +429,7 @@ export class ServerSlot {
 
   /** Stops the timers of a connection the slot no longer has. */
   private quiet(): void {
+    this.host.metrics?.connected(undefined);
     clearTimeout(this.idleTimer);
     this.health?.close();
     this.health = undefined;

@@ -6,6 +6,8 @@ import type { ServerSlot } from './server-slot.js';
 import type { ToolPredicate } from './tool-filter.js';
 import { type ManagedTool, ToolIndex } from './tool-index.js';
 
+const LIST_TOOLS = { method: 'tools/list' };
+
 /**
  * What the manager knows of every server's tools: the public-name index, filled from
  * live listings or, when there is a `cacheDir`, from the manifest cache, kept in step
@@ -15,7 +17,10 @@ export class ToolCatalog {
   readonly index: ToolIndex;
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
-  private readonly relisting = new Map<string, Promise<void>>();
+  /** Per slot (a reload may put a new slot under the same name), its re-listing in flight. */
+  private readonly relisting = new Map<ServerSlot, Promise<void>>();
+  /** Slots a reload took out of the pool: a listing they finish late is not theirs to index. */
+  private readonly retired = new WeakSet<ServerSlot>();
 
   constructor(
     servers: readonly string[],
@@ -38,15 +43,17 @@ export class ToolCatalog {
       if (cached) return cached;
     }
     const client = await slot.ready();
+    // A reload took the slot out of the pool meanwhile: what it would list is not the pool's.
+    if (this.retired.has(slot)) return [];
     if (!this.index.toolsOf(slot.name)) {
       // Running, but its list was dropped (list_changed): list again, once for all callers.
-      let relist = this.relisting.get(slot.name);
+      let relist = this.relisting.get(slot);
       if (!relist) {
         relist = slot
-          .run((c) => c.listTools())
+          .run((c) => c.listTools(), {}, LIST_TOOLS)
           .then((tools) => this.listed(slot, client, tools))
-          .finally(() => this.relisting.delete(slot.name));
-        this.relisting.set(slot.name, relist);
+          .finally(() => this.relisting.delete(slot));
+        this.relisting.set(slot, relist);
       }
       await relist;
     }
@@ -58,6 +65,7 @@ export class ToolCatalog {
    * them for the cache (never waiting for the disk: see {@link flushed}).
    */
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
+    if (this.retired.has(slot)) return;
     const before = this.index.toolsOf(slot.name);
     // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
     const taken = this.index.set(slot.name, tools);
@@ -90,6 +98,19 @@ export class ToolCatalog {
     if (slot.state === 'ready') void this.toolsOf(slot).catch(() => undefined);
   }
 
+  /**
+   * A reload: `retired` slots leave (their servers were removed or changed, so what is known
+   * of their tools goes with them) and the index is named over the new set of servers.
+   */
+  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>, retired: readonly ServerSlot[]): string[] {
+    for (const slot of retired) {
+      this.retired.add(slot);
+      this.index.clear(slot.name);
+      this.cacheKeys.delete(slot.name);
+    }
+    return this.index.reconfigure(servers, filters);
+  }
+
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.index.clear(server);
@@ -100,7 +121,7 @@ export class ToolCatalog {
     if (!this.cache) return undefined;
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
     // A start may have listed the live tools while the file was being read; they win.
-    if (entry && !this.index.toolsOf(slot.name)) this.index.set(slot.name, entry.tools);
+    if (entry && !this.index.toolsOf(slot.name) && !this.retired.has(slot)) this.index.set(slot.name, entry.tools);
     return this.index.toolsOf(slot.name);
   }
 

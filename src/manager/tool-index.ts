@@ -19,7 +19,9 @@ const MAX_DISTANCE = 12;
 
 /** Which public name belongs to which server's tool, for every server whose tools are known. */
 export class ToolIndex {
-  private readonly prefixes: Map<string, string>;
+  private prefixes: Map<string, string>;
+  /** Each server's whole list as it came, so a reload can name its tools again. */
+  private readonly raw = new Map<string, readonly Tool[]>();
   private readonly byServer = new Map<string, ManagedTool[]>();
   private readonly byName = new Map<string, ManagedTool>();
   /** Public names of tools left out for nesting too deep, with the error a call to one gets. */
@@ -30,7 +32,7 @@ export class ToolIndex {
   /** `filters`: per server, which raw tool names the config lets through (none: all). */
   constructor(
     servers: readonly string[],
-    private readonly filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
+    private filters: ReadonlyMap<string, ToolPredicate | undefined> = new Map(),
     /** Told once per server and tool of a problem with its listing: a tool listed twice (the first is kept), one refused. */
     private readonly onProblem: (server: string, message: string) => void = () => undefined,
   ) {
@@ -65,12 +67,35 @@ export class ToolIndex {
     const managed = this.visible(server, taken).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
+    this.raw.set(server, tools);
     return taken;
   }
 
   /** Why a public name that belongs to a tool left out of its server's listing cannot be called. */
   refusal(publicName: string): { server: string; error: McpError } | undefined {
     return this.refused.get(publicName);
+  }
+
+  /**
+   * The configured servers changed (a reload): the public names are worked out again over
+   * the new set of servers, and the tools of servers no longer configured are forgotten.
+   * Returns the servers that stay whose tools' public names changed (a new server's name
+   * collides with theirs).
+   */
+  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>): string[] {
+    const before = this.prefixes;
+    this.prefixes = serverPrefixes(servers);
+    this.filters = filters;
+    const renamed: string[] = [];
+    for (const server of [...this.byServer.keys()]) {
+      const raw = this.raw.get(server);
+      if (!raw || !this.prefixes.has(server)) this.clear(server);
+      else if (before.get(server) !== this.prefixes.get(server)) {
+        this.set(server, raw);
+        renamed.push(server);
+      }
+    }
+    return renamed;
   }
 
   /** Whether the server's config lets this raw tool name through. */
@@ -88,6 +113,7 @@ export class ToolIndex {
     for (const entry of this.byServer.get(server) ?? []) this.byName.delete(entry.name);
     this.byServer.delete(server);
     for (const [name, refused] of this.refused) if (refused.server === server) this.refused.delete(name);
+    this.raw.delete(server);
   }
 
   private report(server: string, key: string, message: string): void {

@@ -3,8 +3,14 @@ import type { McpError } from '../errors.js';
 
 // Names from the OpenTelemetry semantic conventions for MCP (semantic-conventions-genai,
 // docs/gen-ai/mcp.md): span `{mcp.method.name} {target}`, kind CLIENT, and the
-// `mcp.client.operation.duration` histogram in seconds.
+// `mcp.client.operation.duration` histogram in seconds. `error.type` is the JSON-RPC error
+// code when the server sent one, `tool_error` for a tool's own failure (`isError`), else
+// our error code. The conventions name no attribute for which configured server a span is
+// about, so that one is ours, outside their namespaces.
 const OPERATION_DURATION = 'mcp.client.operation.duration';
+const SERVER_NAME = 'lazy_mcp.server.name';
+/** `error.type` of a tool result with `isError: true`. */
+export const TOOL_ERROR = 'tool_error';
 
 /** The parts of `@opentelemetry/api` used here, so the package stays an optional peer. */
 interface OtelApi {
@@ -25,9 +31,9 @@ interface OtelMeter {
   createHistogram(name: string, options: { unit: string; description: string }): { record(value: number, attributes: Record<string, string | number>): void };
 }
 
-/** What one request or start hands back: end it once, with the error when it failed. */
+/** What one request or start hands back: end it once, with the error when it failed (or `tool_error`). */
 export interface TraceHandle {
-  end(error?: McpError): void;
+  end(error?: McpError | typeof TOOL_ERROR): void;
 }
 
 export interface RequestTrace {
@@ -35,7 +41,7 @@ export interface RequestTrace {
   method: string;
   /** The tool or prompt name, which becomes the span's target. */
   target?: string;
-  transport: 'stdio' | 'http' | 'sse';
+  transport: 'stdio' | 'http' | 'sse' | 'memory';
   protocolVersion?: string;
   resourceUri?: string;
 }
@@ -66,11 +72,10 @@ export class Tracing {
   request(trace: RequestTrace): TraceHandle {
     const attributes: Record<string, string | number> = {
       'mcp.method.name': trace.method,
-      'mcp.server.name': trace.server,
-      'network.transport': trace.transport === 'stdio' ? 'pipe' : 'tcp',
+      [SERVER_NAME]: trace.server,
+      'network.transport': networkTransport(trace.transport),
     };
     if (trace.protocolVersion) attributes['mcp.protocol.version'] = trace.protocolVersion;
-    if (trace.resourceUri) attributes['mcp.resource.uri'] = trace.resourceUri;
     if (trace.target !== undefined) {
       if (trace.method === 'tools/call') {
         attributes['gen_ai.tool.name'] = trace.target;
@@ -79,6 +84,8 @@ export class Tracing {
     }
     const name = trace.target === undefined ? trace.method : `${trace.method} ${trace.target}`;
     const span = this.tracer.startSpan(name, { kind: this.api.SpanKind.CLIENT, attributes });
+    // On the span only: a URI would make the metric's attribute sets unbounded.
+    if (trace.resourceUri) span.setAttribute('mcp.resource.uri', trace.resourceUri);
     const started = performance.now();
     return {
       end: (error) => {
@@ -89,8 +96,9 @@ export class Tracing {
     };
   }
 
-  start(server: string, transport: 'stdio' | 'http' | 'sse'): TraceHandle {
-    const attributes = { 'mcp.server.name': server, 'network.transport': transport === 'stdio' ? 'pipe' : 'tcp' };
+  /** A server's start (spawn or connect, handshake, tool listing): a span of ours, the requests in it being the server's business. */
+  start(server: string, transport: RequestTrace['transport']): TraceHandle {
+    const attributes = { [SERVER_NAME]: server, 'network.transport': networkTransport(transport) };
     const span = this.tracer.startSpan(`start ${server}`, { kind: this.api.SpanKind.INTERNAL, attributes });
     return {
       end: (error) => {
@@ -100,12 +108,27 @@ export class Tracing {
     };
   }
 
-  private fail(span: OtelSpan, attributes: Record<string, string | number>, error: McpError): void {
-    attributes['error.type'] = error.code;
-    span.setAttribute('error.type', error.code);
-    if (error.rpc) span.setAttribute('rpc.response.status_code', String(error.rpc.code));
-    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: error.message });
+  private fail(span: OtelSpan, attributes: Record<string, string | number>, error: McpError | typeof TOOL_ERROR): void {
+    if (error === TOOL_ERROR) {
+      attributes['error.type'] = TOOL_ERROR;
+      span.setAttribute('error.type', TOOL_ERROR);
+      span.setStatus({ code: this.api.SpanStatusCode.ERROR });
+      return;
+    }
+    const type = error.rpc ? String(error.rpc.code) : error.code;
+    attributes['error.type'] = type;
+    span.setAttribute('error.type', type);
+    if (error.rpc) {
+      attributes['rpc.response.status_code'] = type;
+      span.setAttribute('rpc.response.status_code', type);
+    }
+    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: error.rpc?.message ?? error.message });
   }
+}
+
+/** `pipe` for stdio, `tcp` for HTTP, as the conventions say. */
+function networkTransport(transport: RequestTrace['transport']): string {
+  return transport === 'stdio' ? 'pipe' : transport === 'memory' ? 'inproc' : 'tcp';
 }
 
 function loadApi(): OtelApi | undefined {

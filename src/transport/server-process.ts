@@ -43,6 +43,11 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
   readonly stdin: Writable;
   /** The server's stdout, raw Buffers; read it (attaching a reader late loses nothing). */
   readonly stdout: Readable;
+  /**
+   * Bytes read from the server's stdout and written to its stdin so far, framing included:
+   * live getters over the pipes' own counters, so reading them costs nothing on the message path.
+   */
+  readonly traffic: { readonly bytesIn: number; readonly bytesOut: number };
   /** Settles once when the process has exited; never rejects. */
   readonly exited: Promise<ExitStatus>;
   readonly #tail: StderrTail;
@@ -83,6 +88,15 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     this.pid = child.pid!;
     this.stdin = child.stdin;
     this.stdout = child.stdout;
+    const pipes = { out: child.stdout as Readable & { bytesRead?: number }, in: child.stdin as Writable & { bytesWritten?: number } };
+    this.traffic = {
+      get bytesIn() {
+        return pipes.out.bytesRead ?? 0;
+      },
+      get bytesOut() {
+        return pipes.in.bytesWritten ?? 0;
+      },
+    };
     this.#tail = new StderrTail(spec.stderrTailLines, spec.stderrTailBytes);
     this.#group = new GroupProbe(this.pid);
     registerGroup(this.pid);

@@ -29,7 +29,7 @@ describe('project config files', () => {
     write(join(root, '.mcp.json'), '{"mcpServers":{}}');
     write(join(root, 'conf', 'mine.json'), '{ "mcpServers": { "a": { "command": "x" }, }, // mine\n}');
     const found = discoverConfig({ cwd: root, env: { LAZY_MCP_CONFIG: 'conf/mine.json' } });
-    expect(found).toEqual({ file: { path: join(root, 'conf', 'mine.json'), document: { mcpServers: { a: { command: 'x' } } }, source: { workspaceFolder: join(root, 'conf') } }, origin: '$LAZY_MCP_CONFIG' });
+    expect(found).toMatchObject({ file: { path: join(root, 'conf', 'mine.json'), document: { mcpServers: { a: { command: 'x' } } }, source: { workspaceFolder: join(root, 'conf') } }, origin: '$LAZY_MCP_CONFIG' });
     expect(discoverConfig({ cwd: root, env: {} }).file?.path).toBe(join(root, '.mcp.json'));
   });
 
@@ -70,7 +70,7 @@ describe('host configs', () => {
       }),
     );
     const found = readHostConfig('claude-code', { home, cwd: join(project, 'lib'), platform: 'linux', env: {} });
-    expect(found).toEqual({ file: { path: join(home, '.claude.json'), document: { mcpServers: { a: { command: 'user-a' }, b: { command: 'local-b' } } }, source: {} }, origin: '--from claude-code' });
+    expect(found).toMatchObject({ file: { path: join(home, '.claude.json'), document: { mcpServers: { a: { command: 'user-a' }, b: { command: 'local-b' } } }, source: {} }, origin: '--from claude-code' });
   });
 
   it('reads VS Code\'s user mcp.json, else the mcp section of settings.json (JSONC, with inputs)', () => {
