@@ -28,7 +28,7 @@ export interface Plan {
 export const FULL: Plan = {
   mode: 'full',
   rounds: 7,
-  inflightCalls: 20_000,
+  inflightCalls: 10_000,
   inflight: 64,
   latencyBlocks: 40,
   blockCalls: 250,

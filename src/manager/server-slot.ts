@@ -52,6 +52,8 @@ export class ServerSlot {
   private idleTimer: NodeJS.Timeout | undefined;
   private health: HealthMonitor | undefined;
   lastError: McpError | undefined;
+  /** Progress on a request is activity too: restarts the idle timer (one function for every call). */
+  private readonly touch = (): void => void this.idleTimer?.refresh();
 
   constructor(
     readonly entry: ServerEntry,
@@ -134,13 +136,18 @@ export class ServerSlot {
    * progress, which is activity too.
    */
   async run<T>(request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
-    const budget = new CallBudget(options);
-    // Aborting or running out of time stops this caller's wait for a start, not the start others share.
-    const client = this.client ?? (await budget.wait(this.ready(), 'waiting for the server to start', this.name));
+    let client = this.client;
+    let left = options;
+    if (!client) {
+      const budget = new CallBudget(options);
+      // Aborting or running out of time stops this caller's wait for a start, not the start others share.
+      client = await budget.wait(this.ready(), 'waiting for the server to start', this.name);
+      left = budget.rest();
+    }
     this.active++;
     clearTimeout(this.idleTimer);
     try {
-      return await request(client, () => this.idleTimer?.refresh(), budget.rest());
+      return await request(client, this.touch, left);
     } catch (error) {
       throw this.fromOldConnection(client, error);
     } finally {
