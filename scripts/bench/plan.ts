@@ -27,8 +27,8 @@ export interface Plan {
 
 export const FULL: Plan = {
   mode: 'full',
-  rounds: 7,
-  inflightCalls: 10_000,
+  rounds: 15,
+  inflightCalls: 5_000,
   inflight: 64,
   latencyBlocks: 40,
   blockCalls: 250,

@@ -245,6 +245,7 @@ export class McpServerManager extends EventEmitter {
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
       await Promise.all([...this.slots.values()].map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      await this.catalog.flush();
     })();
     return this.closing;
   }

@@ -16,6 +16,8 @@ export class ToolCatalog {
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
   private readonly relisting = new Map<string, Promise<void>>();
+  /** Cache writes in flight per server: a listing waits for them, a call never does. */
+  private readonly saving = new Map<string, Promise<void>>();
 
   constructor(
     servers: readonly string[],
@@ -32,7 +34,12 @@ export class ToolCatalog {
   /** A server's tools: known ones, else a fresh cache entry, else from the (started) server. */
   async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
     const known = this.index.toolsOf(slot.name);
-    if (known) return known;
+    if (known) {
+      // A listing resolves once the tools are on disk, so a manager created next finds them.
+      const saving = this.saving.get(slot.name);
+      if (saving) await saving;
+      return known;
+    }
     if (slot.state !== 'ready' && slot.state !== 'starting') {
       const cached = await this.fromCache(slot);
       if (cached) return cached;
@@ -50,18 +57,31 @@ export class ToolCatalog {
       }
       await relist;
     }
+    const saving = this.saving.get(slot.name);
+    if (saving) await saving;
     return this.index.toolsOf(slot.name) ?? [];
   }
 
   /**
    * A start or a re-list saw the live tools: index them, say if they changed, and save
-   * them; resolves once they are on disk, so a manager created next finds them.
+   * them in the background (the write never delays a call; listings and {@link flush}
+   * wait for it).
    */
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
     const before = this.index.toolsOf(slot.name);
     this.index.set(slot.name, tools);
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
-    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+    const saved = this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+    if (!saved) return;
+    this.saving.set(slot.name, saved);
+    void saved.finally(() => {
+      if (this.saving.get(slot.name) === saved) this.saving.delete(slot.name);
+    });
+  }
+
+  /** Resolves once every cache write begun so far is on disk (the shutdown waits for them). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.saving.values()]);
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
