@@ -3,7 +3,7 @@
 // alternating clients, a 5 MiB result, the cold first call, many servers, tool search.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search; no chart then).
+// throughput, latency, big, cold, many, search, metrics; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { coldFigure } from './bench/cold.js';
 import { latencyFigure } from './bench/latency.js';
 import { manyFigure } from './bench/many.js';
+import { metricsFigure } from './bench/metrics-cost.js';
 import { ALL_CPUS, pin } from './bench/pin.js';
 import { placements } from './bench/placement.js';
 import { FULL, QUICK } from './bench/plan.js';
@@ -22,7 +23,7 @@ import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -68,6 +69,7 @@ try {
   pin(ALL_CPUS);
   if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));
   if (wanted('search')) metrics.push(...searchFigure(plan, log));
+  if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
 } finally {
   pin(ALL_CPUS);
   clearInterval(sampler);

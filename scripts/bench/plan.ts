@@ -9,6 +9,7 @@ export interface Plan {
   latencyBlocks: number;
   blockCalls: number;
   bigBytes: number;
+  bigRounds: number;
   /** Round trips per run of the 5 MiB figure; the run's value is their median. */
   bigTrips: number;
   coldRounds: number;
@@ -33,7 +34,8 @@ export const FULL: Plan = {
   latencyBlocks: 40,
   blockCalls: 250,
   bigBytes: 5 * 1024 * 1024,
-  bigTrips: 5,
+  bigRounds: 7,
+  bigTrips: 3,
   coldRounds: 15,
   configuredServers: 200,
   constructRounds: 9,
@@ -53,6 +55,7 @@ export const QUICK: Plan = {
   latencyBlocks: 2,
   blockCalls: 50,
   bigBytes: 5 * 1024 * 1024,
+  bigRounds: 1,
   bigTrips: 1,
   coldRounds: 1,
   configuredServers: 200,

@@ -62,7 +62,7 @@ export async function bigFigure(plan: Plan, where: Placement, log: (text: string
     }
     log(`figure 3: ${plan.bigTrips} round trips of ${mib(plan.bigBytes)} per run`);
     await alternate(
-      plan.rounds,
+      plan.bigRounds,
       [...conns].map(([name, conn]) => ({
         name,
         run: async () => {
