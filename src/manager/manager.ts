@@ -182,7 +182,8 @@ export class McpServerManager extends EventEmitter {
   }
 
   /** Calls a tool by its public name; only the server that owns it is started. */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+  // Not async: callIn is, and a pass-through async wrapper costs every call two more turns of the microtask queue.
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     return this.callIn(undefined, name, args, options);
   }
 
@@ -287,7 +288,7 @@ export class McpServerManager extends EventEmitter {
     this.assertOpen();
     // A known tool needs no routing wait, so no budget: the request gets the call's own options.
     const known = this.index.resolve(name);
-    if (known && (!view || view.has(known.server))) return this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter);
+    if (known && (!view || view.has(known.server))) return await this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter);
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
