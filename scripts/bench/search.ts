@@ -14,6 +14,7 @@ export function searchFigure(plan: Plan, log: (text: string) => void, servers = 
   const total = servers * perServer;
   const figure = new Figure(6)
     .define('search-index', `tool search: index ${total} tools`, 'ms', 'lower')
+    .define('search-index-cpu', `tool search: index ${total} tools, host CPU time (user + system)`, 'ms', 'lower')
     .define('search-query', `tool search over ${total} tools: query p50`, 'ms', 'lower');
   const byServer = new Map<string, ManagedTool[]>();
   let seed = 1;
@@ -41,9 +42,12 @@ export function searchFigure(plan: Plan, log: (text: string) => void, servers = 
   for (let round = 0; round < rounds; round++) {
     collect();
     const index = new ToolSearchIndex<ManagedTool>();
+    const cpu = process.cpuUsage();
     const start = now();
     for (const [server, tools] of byServer) index.update(server, tools);
     figure.record('search-index', 'ToolSearchIndex', since(start));
+    const used = process.cpuUsage(cpu);
+    figure.record('search-index-cpu', 'ToolSearchIndex', (used.user + used.system) / 1000);
     for (const q of queries.slice(0, 20)) index.search(q); // JIT warm-up
     const times = queries.map((q) => {
       const t = now();

@@ -75,7 +75,7 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
         goal: `${notes.configured} servers configured: construction < 10 ms`,
         measured: m('construct', 'manager'),
         unit: 'ms',
-        basis: `median; slowest run ${maxOf(metrics, 'construct', 'manager').toFixed(2)} ms`,
+        basis: `median wall time; slowest run ${maxOf(metrics, 'construct', 'manager').toFixed(2)} ms; host CPU time ${m('construct-cpu', 'manager').toFixed(2)} ms (median)`,
         met: m('construct', 'manager') < 10,
       },
       { id: 'construct-spawned', goal: `${notes.configured} servers configured: 0 spawns`, measured: spawned, unit: 'count', basis: 'largest count over the runs, from status()', met: spawned === 0 },
@@ -86,7 +86,7 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
       goal: `${notes.cached} servers listed from a warm cache, fresh manager: < 20 ms, 0 spawns`,
       measured: m('cached-list', 'manager'),
       unit: 'ms',
-      basis: `median; slowest run ${maxOf(metrics, 'cached-list', 'manager').toFixed(2)} ms; spawns (largest over runs): ${cachedSpawned}`,
+      basis: `median wall time; slowest run ${maxOf(metrics, 'cached-list', 'manager').toFixed(2)} ms; host CPU time ${m('cached-cpu', 'manager').toFixed(2)} ms (median); spawns (largest over runs): ${cachedSpawned}`,
       met: m('cached-list', 'manager') < 20 && cachedSpawned === 0,
     });
     const bytes = (id: string, goal: string, extra = ''): TargetResult => ({
@@ -104,7 +104,7 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
   }
   if (has(metrics, 'search-index')) {
     out.push(
-      { id: 'search-index', goal: 'tool search: 10k tools indexed < 500 ms', measured: m('search-index', 'ToolSearchIndex'), unit: 'ms', basis: 'median of the runs, generated tools', met: m('search-index', 'ToolSearchIndex') < 500 },
+      { id: 'search-index', goal: 'tool search: 10k tools indexed < 500 ms', measured: m('search-index', 'ToolSearchIndex'), unit: 'ms', basis: `median wall time, generated tools; host CPU time ${m('search-index-cpu', 'ToolSearchIndex').toFixed(0)} ms`, met: m('search-index', 'ToolSearchIndex') < 500 },
       { id: 'search-query', goal: 'tool search: query p50 < 1 ms', measured: m('search-query', 'ToolSearchIndex'), unit: 'ms', basis: 'median over runs of the p50 of 200 queries', met: m('search-query', 'ToolSearchIndex') < 1 },
     );
   }
