@@ -3,7 +3,10 @@ export interface Plan {
   mode: 'full' | 'quick';
   /** Runs per client of the throughput and 5 MiB figures. */
   rounds: number;
+  /** Calls of the warm-up before figure 1's runs. */
   inflightCalls: number;
+  /** Length of one run of figure 1. */
+  inflightSeconds: number;
   inflight: number;
   /** Sequential latency: blocks per client, calls per block (the clients alternate block by block). */
   latencyBlocks: number;
@@ -29,20 +32,21 @@ export interface Plan {
 export const FULL: Plan = {
   mode: 'full',
   rounds: 15,
-  inflightCalls: 5_000,
+  inflightCalls: 4_000,
+  inflightSeconds: 0.3,
   inflight: 64,
-  latencyBlocks: 40,
-  blockCalls: 250,
+  latencyBlocks: 30,
+  blockCalls: 200,
   bigBytes: 5 * 1024 * 1024,
   bigRounds: 7,
-  bigTrips: 3,
-  coldRounds: 15,
+  bigTrips: 2,
+  coldRounds: 11,
   configuredServers: 200,
   constructRounds: 9,
   cachedServers: 50,
   cachedRounds: 9,
   idleServers: 2000,
-  liveServers: 20,
+  liveServers: 10,
   memoryRounds: 3,
 };
 
@@ -51,6 +55,7 @@ export const QUICK: Plan = {
   mode: 'quick',
   rounds: 1,
   inflightCalls: 500,
+  inflightSeconds: 0.05,
   inflight: 64,
   latencyBlocks: 2,
   blockCalls: 50,

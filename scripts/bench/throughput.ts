@@ -36,12 +36,15 @@ export async function throughputFigure(plan: Plan, where: Placement, log: (text:
   try {
     const figure = new Figure(1).define('inflight', `echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher');
     for (const conn of conns.values()) await inFlight(conn, Math.min(4000, plan.inflightCalls), plan.inflight); // JIT warm-up
-    log(`figure 1: ${plan.inflightCalls} calls per run, ${plan.inflight} in flight, ${conns.size} clients × ${plan.rounds} runs`);
+    log(`figure 1: ${plan.inflightSeconds} s of calls per run, ${plan.inflight} in flight, ${conns.size} clients × ${plan.rounds} runs`);
     await alternate(
       plan.rounds,
       [...conns].map(([name, conn]) => ({
         name,
-        run: async () => figure.record('inflight', name, plan.inflightCalls / (await inFlight(conn, plan.inflightCalls, plan.inflight))),
+        run: async () => {
+          const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
+          figure.record('inflight', name, calls / seconds);
+        },
       })),
       log,
     );
@@ -95,6 +98,25 @@ export async function inFlight(conn: Conn, count: number, width: number): Promis
   const start = now();
   await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
   return since(start) / 1000;
+}
+
+/**
+ * Calls with `width` in flight at all times for about `seconds` (no new call starts
+ * after that; the last ones are waited for): how many, and the seconds taken. A run of
+ * fixed length keeps the bench's time bounded when the machine is loaded.
+ */
+export async function inFlightFor(conn: Conn, seconds: number, width: number): Promise<{ calls: number; seconds: number }> {
+  let calls = 0;
+  const start = now();
+  const end = start + BigInt(Math.round(seconds * 1e9));
+  const worker = async () => {
+    while (process.hrtime.bigint() < end) {
+      await conn.call('echo', ARGS);
+      calls++;
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return { calls, seconds: since(start) / 1000 };
 }
 
 export const mib = (bytes: number): string => `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
