@@ -97,7 +97,7 @@ export function markdown(report: Report): string {
   for (const metric of report.metrics) {
     for (const [variant, s] of Object.entries(metric.summary)) {
       const base = metric.summary.bare;
-      const vs = !base || variant === 'bare' || metric.better === 'none' || metric.unit === 'count' ? '' : `${(s.median / base.median).toFixed(2)}×`;
+      const vs = !base || !(base.median > 0) || variant === 'bare' || metric.better === 'none' || metric.unit === 'count' ? '' : `${(s.median / base.median).toFixed(2)}×`;
       lines.push(`| ${metric.figure} | ${metric.label} | ${variant} | ${format(s.median, metric.unit)} | ${format(s.min, metric.unit, false)} – ${format(s.max, metric.unit, false)} | ${s.n} | ${vs} |`);
     }
   }
