@@ -118,6 +118,11 @@ const NOTES = [
   '- **Memory** is read after a full GC (`--expose-gc`): heap growth ÷ servers. RSS per connection is rougher (pages).',
   '- **Not measured yet:** the 2026-era `_meta` cost and the HTTP rows (the HTTP channel in `src/transport/http` is not wired',
   '  into `McpClient` or the manager on main), and the cost of `manager.metrics()` (not wired on this branch).',
+  '- **Loaded machine.** Other sessions share these 2 vCPUs; the load line above says how busy they were. Under heavy load',
+  '  absolute figures shrink and swing (calls/s by 5×), wall-time targets (construction, cached listing, tool search) fail',
+  '  on waiting for a CPU, and the host CPU time rows show the work itself. Ratios of clients measured side by side hold',
+  '  up better but not fully; re-run `npm run bench` on a quiet machine before quoting a figure.',
+  '- What holds the missed targets, with profiles and what was tried: [PROFILE.md](PROFILE.md).',
   '- The figures of issue 6 that this bench no longer runs (cold listing of slow servers, shutdown, the SDK connecting 100',
   '  servers in turn, memory growth over 100k calls) are in the history of this file.',
 ];
