@@ -1,23 +1,29 @@
-// `npm run bench`: lazy-mcp against the MCP SDK client and the bare pipe, all figures of
-// issue 6 in one run. Options: `--quick` (a smoke run of seconds), `--out DIR` (where
-// results.json, RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some
-// figure groups: warm, cold, scale, list, shutdown, memory; no targets or chart then).
+// `npm run bench`: the figures of issue 16 in one run, side by side: throughput at 64 in
+// flight (bare pipe, McpClient, manager, session, SDK v1, SDK v2), sequential latency of
+// alternating clients, a 5 MiB result, the cold first call, many servers, tool search.
+// Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
+// RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
+// throughput, latency, big, cold, many, search, metrics; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { coldFigure, scaleFigure } from './bench/cold.js';
-import { memoryFigure } from './bench/memory.js';
+import { coldFigure } from './bench/cold.js';
+import { latencyFigure } from './bench/latency.js';
+import { manyFigure } from './bench/many.js';
+import { metricsFigure } from './bench/metrics-cost.js';
+import { ALL_CPUS, pin } from './bench/pin.js';
+import { placements } from './bench/placement.js';
 import { FULL, QUICK } from './bench/plan.js';
-import { listingFigure, shutdownFigure } from './bench/pool.js';
 import { collect } from './bench/procs.js';
-import { machine, markdown, type Report, svgChart } from './bench/report.js';
+import { cpuTicks, machine, markdown, type Report, svgChart } from './bench/report.js';
 import { type Metric, withSummary } from './bench/runs.js';
+import { searchFigure } from './bench/search.js';
 import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
-import { warmFigures } from './bench/warm.js';
+import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['warm', 'cold', 'scale', 'list', 'shutdown', 'memory'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -32,24 +38,48 @@ const wanted = (group: (typeof GROUPS)[number]) => !only || only.includes(group)
 const started = Date.now();
 const log = (text: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${text}\n`);
 const host = machine();
-log(`${plan.mode} run, Node ${host.node}, ${host.cpus} CPUs, load ${host.loadAverageStart.join(' ')}${collect() ? '' : ' (no --expose-gc: memory figures are rougher)'}`);
+const where = placements();
+host.pinning = where.pinned
+  ? `taskset: throughput and 5 MiB with the host on CPU ${where.split.host} and the children on CPU ${where.split.children}; ` +
+    `sequential latency and cold starts with host and children on CPU ${where.shared.host}`
+  : 'none (taskset not available)';
+const loadSamples: number[] = [];
+const sampler = setInterval(() => loadSamples.push(+loadavg()[0].toFixed(2)), 5000).unref();
+const ticksStart = cpuTicks();
+log(`${plan.mode} run, Node ${host.node}, ${host.cpus} CPUs, load ${host.loadAverageStart.join(' ')}, ${host.pinning}${collect() ? '' : ' (no --expose-gc: memory figures are rougher)'}`);
 
 const metrics: Metric[] = [];
-if (wanted('warm')) metrics.push(...(await warmFigures(plan, log)));
-if (wanted('cold')) metrics.push(...(await coldFigure(plan, log)));
-if (wanted('scale')) metrics.push(...(await scaleFigure(plan, log)));
-if (wanted('list')) metrics.push(...(await listingFigure(plan, log)));
-if (wanted('shutdown')) metrics.push(...(await shutdownFigure(plan, log)));
-let gcExposed = collect();
-if (wanted('memory')) {
-  const memory = await memoryFigure(plan, log);
-  metrics.push(...memory.metrics);
-  gcExposed = memory.gc;
+try {
+  if (wanted('throughput')) {
+    pin(where.split.host);
+    metrics.push(...(await throughputFigure(plan, where.split, log)));
+  }
+  if (wanted('latency')) {
+    pin(where.shared.host);
+    metrics.push(...(await latencyFigure(plan, where.shared, log)));
+  }
+  if (wanted('big')) {
+    pin(where.split.host);
+    metrics.push(...(await bigFigure(plan, where.split, log)));
+  }
+  if (wanted('cold')) {
+    pin(where.shared.host);
+    metrics.push(...(await coldFigure(plan, log)));
+  }
+  pin(ALL_CPUS);
+  if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));
+  if (wanted('search')) metrics.push(...searchFigure(plan, log));
+  if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
+} finally {
+  pin(ALL_CPUS);
+  clearInterval(sampler);
 }
 
 const summaries = metrics.sort((a, b) => a.figure - b.figure).map(withSummary);
-const servers = { scale: plan.scaleServers, slow: plan.slowServers, slowInitMs: plan.slowInitMs, cores: host.cpus };
 host.loadAverageEnd = loadavg().map((l) => +l.toFixed(2));
+host.loadSamples = loadSamples;
+const ticksEnd = cpuTicks();
+if (ticksStart && ticksEnd) host.machineBusyPercent = (100 * (ticksEnd.busy - ticksStart.busy)) / Math.max(1, ticksEnd.total - ticksStart.total);
 const report: Report = {
   date: new Date().toISOString(),
   mode: plan.mode,
@@ -58,10 +88,10 @@ const report: Report = {
   versions: {
     'lazy-mcp': packageVersion('package.json'),
     '@modelcontextprotocol/sdk': packageVersion('node_modules/@modelcontextprotocol/sdk/package.json'),
-    'vscode-jsonrpc': packageVersion('node_modules/vscode-jsonrpc/package.json'),
+    '@modelcontextprotocol/client': packageVersion('node_modules/@modelcontextprotocol/client/package.json'),
   },
-  gcExposed,
-  targets: only ? [] : checkTargets(summaries, servers),
+  gcExposed: collect(),
+  targets: checkTargets(summaries, { configured: plan.configuredServers, cached: plan.cachedServers }),
   metrics: summaries,
 };
 
@@ -69,8 +99,11 @@ mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, 'results.json'), `${JSON.stringify({ plan, ...report }, null, 2)}\n`);
 writeFileSync(join(outDir, 'RESULTS.md'), markdown(report));
 if (!only) {
-  const caption = `${report.date.slice(0, 10)}, Node ${host.node}, ${host.cpus} × ${host.cpuModel}; ${plan.mode} run; medians of alternating runs`;
-  writeFileSync(join(outDir, 'ratios.svg'), svgChart(chartGroups(summaries, servers), caption));
+  const caption = `${report.date.slice(0, 10)}, Node ${host.node}, ${host.cpus} × ${host.cpuModel}; ${plan.mode} run; medians, side by side in one run`;
+  writeFileSync(join(outDir, 'ratios.svg'), svgChart(chartGroups(summaries), caption));
 }
-for (const t of report.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.goal}: ${t.unit === 'x' ? `${t.measured.toFixed(2)}×` : `${+t.measured.toFixed(2)} ${t.unit}`}`);
+for (const t of report.targets) {
+  const value = !Number.isFinite(t.measured) ? '–' : t.unit === 'x' ? `${t.measured.toFixed(2)}×` : `${+t.measured.toFixed(2)} ${t.unit}`;
+  log(`${t.met === null ? (Number.isFinite(t.measured) ? 'report' : 'n/a   ') : t.met ? 'met   ' : 'MISSED'} ${t.goal}: ${value}`);
+}
 log(`wrote ${outDir}/results.json, RESULTS.md${only ? '' : ', ratios.svg'}`);

@@ -1,5 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpClient, McpServerManager } from '../../src/index.js';
 import { BarePipe } from './bare-pipe.js';
 import type { ServerSpec } from './setup.js';
@@ -8,19 +10,16 @@ import type { ServerSpec } from './setup.js';
 export interface Conn {
   readonly pid: number;
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
-  listTools(): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
-export type ImplName = 'lazy-mcp' | 'sdk' | 'bare';
-
 export interface Impl {
-  name: ImplName;
-  /** Spawn, handshake: ready for the first call. */
+  name: string;
+  /** Spawn, handshake (the manager and a session: after a first call): ready for calls. */
   connect(server: ServerSpec): Promise<Conn>;
 }
 
-// Children of the SDK and the bare pipe that are still open, killed if the bench dies
+// Children of the SDKs and the bare pipe that are still open, killed if the bench dies
 // half way (lazy-mcp's own exit hook covers its children).
 const peerChildren = new Set<number>();
 process.on('exit', () => {
@@ -33,58 +32,76 @@ process.on('exit', () => {
   }
 });
 
-export const lazy: Impl = {
-  name: 'lazy-mcp',
-  async connect(server) {
-    const client = await McpClient.connect({ command: server.command, args: server.args, env: server.env }, { name: 'bench' });
-    return {
-      pid: client.pid,
-      call: (tool, args) => client.callTool(tool, args),
-      listTools: () => client.listTools(),
-      close: () => client.close(),
-    };
-  },
-};
-
-export const sdk: Impl = {
-  name: 'sdk',
-  async connect(server) {
-    const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, stderr: 'pipe' });
-    (transport.stderr as NodeJS.ReadableStream | null)?.resume();
-    const client = new Client({ name: 'bench', version: '0.0.0' });
-    await client.connect(transport);
-    const pid = transport.pid!;
-    peerChildren.add(pid);
-    return {
-      pid,
-      call: (tool, args) => client.callTool({ name: tool, arguments: args }),
-      listTools: async () => (await client.listTools()).tools,
-      close: async () => {
-        await client.close();
-        peerChildren.delete(pid);
-      },
-    };
-  },
+const tracked = (pid: number, call: Conn['call'], close: () => Promise<void>): Conn => {
+  peerChildren.add(pid);
+  return {
+    pid,
+    call,
+    close: async () => {
+      await close();
+      peerChildren.delete(pid);
+    },
+  };
 };
 
 export const bare: Impl = {
   name: 'bare',
   async connect(server) {
     const pipe = await BarePipe.connect(server);
-    peerChildren.add(pipe.pid);
-    return {
-      pid: pipe.pid,
-      call: (tool, args) => pipe.callTool(tool, args),
-      listTools: async () => ((await pipe.request('tools/list')) as { tools: unknown[] }).tools,
-      close: async () => {
-        await pipe.close();
-        peerChildren.delete(pipe.pid);
-      },
-    };
+    return tracked(pipe.pid, (tool, args) => pipe.callTool(tool, args), () => pipe.close());
   },
 };
 
-export const impls: readonly Impl[] = [lazy, sdk, bare];
+export const client: Impl = {
+  name: 'McpClient',
+  async connect(server) {
+    const c = await McpClient.connect({ command: server.command, args: server.args, env: server.env }, { name: 'bench' });
+    return { pid: c.pid, call: (tool, args) => c.callTool(tool, args), close: () => c.close() };
+  },
+};
+
+/** `McpServerManager.callTool` by public name, one server configured. */
+export const manager: Impl = {
+  name: 'manager',
+  async connect(server) {
+    const m = McpServerManager.fromConfig(poolConfig(1, () => server, 'echo'));
+    await m.callTool('mcp__echo0__echo', { text: 'start' });
+    return { pid: m.status().echo0.pid!, call: (tool, args) => m.callTool(`mcp__echo0__${tool}`, args), close: () => m.shutdown() };
+  },
+};
+
+/** `ToolSession.callTool` of a session of its own manager (its own child). */
+export const session: Impl = {
+  name: 'session',
+  async connect(server) {
+    const m = McpServerManager.fromConfig(poolConfig(1, () => server, 'echo'));
+    const s = m.session();
+    await s.callTool('mcp__echo0__echo', { text: 'start' });
+    return { pid: m.status().echo0.pid!, call: (tool, args) => s.callTool(`mcp__echo0__${tool}`, args), close: () => m.shutdown() };
+  },
+};
+
+export const sdk1: Impl = {
+  name: 'sdk v1',
+  async connect(server) {
+    const transport = new StdioV1({ command: server.command, args: server.args, env: server.env, stderr: 'pipe' });
+    (transport.stderr as NodeJS.ReadableStream | null)?.resume();
+    const c = new ClientV1({ name: 'bench', version: '0.0.0' });
+    await c.connect(transport);
+    return tracked(transport.pid!, (tool, args) => c.callTool({ name: tool, arguments: args }), () => c.close());
+  },
+};
+
+export const sdk2: Impl = {
+  name: 'sdk v2',
+  async connect(server) {
+    const transport = new StdioV2({ command: server.command, args: server.args, env: server.env, stderr: 'pipe' });
+    (transport.stderr as NodeJS.ReadableStream | null)?.resume();
+    const c = new ClientV2({ name: 'bench', version: '0.0.0' });
+    await c.connect(transport);
+    return tracked(transport.pid!, (tool, args) => c.callTool({ name: tool, arguments: args }), () => c.close());
+  },
+};
 
 /** A manager config of `count` servers named `prefix0`, `prefix1`, … all running `server`. */
 export function poolConfig(count: number, server: (i: number) => ServerSpec, prefix = 's') {
@@ -97,8 +114,8 @@ export function poolConfig(count: number, server: (i: number) => ServerSpec, pre
 }
 
 /** Servers of a manager that have a process (a pid) or have left `idle`. */
-export function spawnedCount(manager: McpServerManager): number {
-  return Object.values(manager.status()).filter((s) => s.pid !== undefined || s.state !== 'idle').length;
+export function spawnedCount(m: McpServerManager): number {
+  return Object.values(m.status()).filter((s) => s.pid !== undefined || s.state !== 'idle').length;
 }
 
 /** Text of the first content block of a tool result, whichever client returned it. */

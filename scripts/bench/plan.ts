@@ -1,77 +1,73 @@
 /** How much of everything one bench run does. */
 export interface Plan {
   mode: 'full' | 'quick';
-  /** Runs per variant of the warm figures (1–3). */
-  warmRounds: number;
-  sequentialCalls: number;
+  /** Runs per client of the throughput and 5 MiB figures. */
+  rounds: number;
+  /** Calls of the warm-up before figure 1's runs. */
   inflightCalls: number;
+  /** Length of one run of figure 1. */
+  inflightSeconds: number;
   inflight: number;
+  /** Sequential latency: blocks per client, calls per block (the clients alternate block by block). */
+  latencyBlocks: number;
+  blockCalls: number;
   bigBytes: number;
-  /** Round trips per run of figure 3; the run's value is their median. */
+  bigRounds: number;
+  /** Round trips per run of the 5 MiB figure; the run's value is their median. */
   bigTrips: number;
   coldRounds: number;
-  scaleServers: number;
-  scaleRounds: number;
-  /** Runs of the SDK connecting every one of `scaleServers` in turn (slow: they add up). */
-  sdkScaleRounds: number;
-  slowServers: number;
-  slowInitMs: number;
-  listRounds: number;
-  shutdownServers: number;
-  shutdownRounds: number;
-  stubbornRounds: number;
-  /** The SDK's close of a stubborn server takes ~4 s; run it this many times. */
-  sdkStubbornRounds: number;
-  memoryCalls: number;
-  memoryBatch: number;
+  /** Servers configured for the construction figure. */
+  configuredServers: number;
+  constructRounds: number;
+  /** Servers listed from a warm manifest cache by a fresh manager. */
+  cachedServers: number;
+  cachedRounds: number;
+  /** Idle servers configured to weigh one (bytes of host heap each). */
+  idleServers: number;
+  /** Live connections opened to weigh one. */
+  liveServers: number;
   memoryRounds: number;
 }
 
 export const FULL: Plan = {
   mode: 'full',
-  warmRounds: 7,
-  sequentialCalls: 2000,
-  inflightCalls: 10_000,
+  rounds: 15,
+  inflightCalls: 4_000,
+  inflightSeconds: 0.3,
   inflight: 64,
+  latencyBlocks: 30,
+  blockCalls: 200,
   bigBytes: 5 * 1024 * 1024,
-  bigTrips: 5,
-  coldRounds: 15,
-  scaleServers: 100,
-  scaleRounds: 7,
-  sdkScaleRounds: 2,
-  slowServers: 20,
-  slowInitMs: 300,
-  listRounds: 7,
-  shutdownServers: 20,
-  shutdownRounds: 7,
-  stubbornRounds: 5,
-  sdkStubbornRounds: 5,
-  memoryCalls: 100_000,
-  memoryBatch: 64,
-  memoryRounds: 5,
+  bigRounds: 7,
+  bigTrips: 2,
+  coldRounds: 11,
+  configuredServers: 200,
+  constructRounds: 9,
+  cachedServers: 50,
+  cachedRounds: 9,
+  idleServers: 2000,
+  liveServers: 10,
+  memoryRounds: 3,
 };
 
-/** A smoke run of seconds: every figure, every variant path, tiny counts. */
+/** A smoke run of seconds: every figure, every client path, tiny counts. */
 export const QUICK: Plan = {
   mode: 'quick',
-  warmRounds: 1,
-  sequentialCalls: 100,
+  rounds: 1,
   inflightCalls: 500,
+  inflightSeconds: 0.05,
   inflight: 64,
+  latencyBlocks: 2,
+  blockCalls: 50,
   bigBytes: 5 * 1024 * 1024,
+  bigRounds: 1,
   bigTrips: 1,
   coldRounds: 1,
-  scaleServers: 10,
-  scaleRounds: 1,
-  sdkScaleRounds: 1,
-  slowServers: 4,
-  slowInitMs: 300,
-  listRounds: 1,
-  shutdownServers: 4,
-  shutdownRounds: 1,
-  stubbornRounds: 1,
-  sdkStubbornRounds: 0,
-  memoryCalls: 2000,
-  memoryBatch: 64,
+  configuredServers: 200,
+  constructRounds: 1,
+  cachedServers: 4,
+  cachedRounds: 1,
+  idleServers: 200,
+  liveServers: 2,
   memoryRounds: 1,
 };

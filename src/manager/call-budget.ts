@@ -46,9 +46,10 @@ export class CallBudget {
    * remainder, not at the whole `timeout`.
    */
   rest(): CallOptions {
+    const { timeout, maxTotalTimeout } = this.options;
+    if (!isBound(timeout) && !isBound(maxTotalTimeout)) return this.options;
     const elapsed = this.elapsed;
     if (elapsed <= 0) return this.options;
-    const { timeout, maxTotalTimeout } = this.options;
     return {
       ...this.options,
       ...(isBound(timeout) ? { timeout: Math.max(1, Math.ceil(timeout - elapsed)) } : {}),

@@ -26,7 +26,7 @@ import { ToolSession, type SessionCore } from './session.js';
 import { saveResult } from './result-file.js';
 import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
-import { bothPredicates, type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
+import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
 import { Tracing } from './tracing.js';
 
@@ -232,7 +232,8 @@ export class McpServerManager extends EventEmitter {
   }
 
   /** Calls a tool by its public name; only the server that owns it is started. */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+  // Not async: callIn is, and a pass-through async wrapper costs every call two more turns of the microtask queue.
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     return this.callIn(undefined, name, args, options);
   }
 
@@ -424,6 +425,9 @@ export class McpServerManager extends EventEmitter {
     filter?: ToolPredicate,
   ): Promise<CallToolResult> {
     this.assertOpen();
+    // A known tool needs no routing wait, so no budget: the request gets the call's own options.
+    const known = this.index.resolve(name);
+    if (known && (!view || view.has(known.server))) return await this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter);
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
@@ -477,7 +481,8 @@ export class McpServerManager extends EventEmitter {
 
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.slot(server, view).run((client, touch, left) => client.readResource(uri, withActivity(left, touch)), options, this.tracing && { method: 'resources/read', resourceUri: uri });
+    const slot = this.slot(server, view);
+    return slot.run((client, touch, left) => client.readResource(uri, withActivity(left, touch, slot)), options, this.tracing && { method: 'resources/read', resourceUri: uri });
   }
 
   private async invoke(
@@ -495,12 +500,12 @@ export class McpServerManager extends EventEmitter {
         phase: 'tools/call',
       });
     }
-    if (!bothPredicates((raw) => this.index.allowed(slot.name, raw), filter)!(tool)) {
+    if (!this.index.allowed(slot.name, tool) || (filter && !filter(tool))) {
       // A filtered tool does not exist for the caller: the server is never asked.
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
     try {
-      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch)), options, this.tracing && { method: 'tools/call', target: tool });
+      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch, slot)), options, this.tracing && { method: 'tools/call', target: tool });
       // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
       if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
         throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(publicName ?? tool)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
@@ -672,8 +677,9 @@ function noTemplates(error: unknown): ResourceTemplate[] {
   throw error;
 }
 
-/** The call's options, with progress also counting as activity for idle stop. */
-function withActivity(options: CallOptions, touch: () => void): CallOptions {
+/** The call's options, with progress also counting as activity for idle stop (as they are when the server has none). */
+function withActivity(options: CallOptions, touch: () => void, slot: ServerSlot): CallOptions {
+  if (slot.entry.kind !== 'stdio' || slot.entry.config.idleTimeout === undefined) return options;
   const onProgress = options.onProgress;
   return { ...options, onProgress: (p) => (touch(), onProgress?.(p)) };
 }

@@ -74,6 +74,8 @@ export class ServerSlot {
   /** Set while {@link drain} waits for the calls in flight to end. */
   private onIdle: (() => void) | undefined;
   lastError: McpError | undefined;
+  /** Progress on a request is activity too: restarts the idle timer (one function for every call). */
+  private readonly touch = (): void => void this.idleTimer?.refresh();
 
   constructor(
     readonly entry: ServerEntry,
@@ -160,7 +162,6 @@ export class ServerSlot {
     options: CallOptions = {},
     label?: RequestLabel,
   ): Promise<T> {
-    const budget = new CallBudget(options);
     const metrics = this.host.metrics;
     const began = metrics?.begin() ?? 0;
     const tracing = this.host.tracing;
@@ -168,17 +169,20 @@ export class ServerSlot {
     // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
     this.active++;
     clearTimeout(this.idleTimer);
-    let client: McpClient | undefined;
+    let client = this.client;
     try {
-      // Aborting or running out of time stops this caller's wait for a start, not the start others share.
-      client =
-        this.client ??
-        (await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
+      let left = options;
+      if (!client) {
+        const budget = new CallBudget(options);
+        // Aborting or running out of time stops this caller's wait for a start, not the start others share.
+        client = await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
           throw this.current === 'starting' ? this.hinted(error, this.startSilent) : error;
-        }));
+        });
+        left = budget.rest();
+      }
       // The span covers the request from its sending on; a start it waited for has its own.
       if (tracing && label) span = tracing.request({ ...label, server: this.name, transport: 'stdio', protocolVersion: client.protocolVersion });
-      const result = await request(client, () => this.idleTimer?.refresh(), budget.rest());
+      const result = await request(client, this.touch, left);
       metrics?.end(began);
       span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
       return result;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { McpError } from '../errors.js';
 import type { CallOptions, CallToolResult, ReadResourceResult } from '../protocol/types.js';
 import type { ManagedResource, ManagedResourceTemplate } from './manager.js';
@@ -25,6 +26,14 @@ export interface SessionCore {
  * servers. `close()` cancels this session's calls in flight and nobody else's.
  */
 export class ToolSession {
+  /**
+   * Aborted by close(): the signal of every call made without a caller signal. One per
+   * session, not one per call: an AbortController per call cost a session a third of the
+   * manager's throughput (its construction and garbage). Each request's listener is removed
+   * when it settles, so any number of calls in flight may listen.
+   */
+  private readonly shared = new AbortController();
+  /** Calls that brought their own signal: each has a controller following that signal and close(). */
   private readonly inFlight = new Set<AbortController>();
   /** Per caller signal, the calls it cancels and its one listener. */
   private readonly followers = new Map<AbortSignal, { set: Set<AbortController>; onAbort: () => void }>();
@@ -37,7 +46,9 @@ export class ToolSession {
     private readonly onClose: () => void,
     /** The session's own tool filter over raw names, on top of each server's. */
     private readonly filter?: ToolPredicate,
-  ) {}
+  ) {
+    setMaxListeners(0, this.shared.signal);
+  }
 
   /** The servers this session may use; undefined means all of the manager's. */
   get servers(): string[] | undefined {
@@ -83,6 +94,7 @@ export class ToolSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.shared.abort(this.closedError());
     for (const controller of this.inFlight) controller.abort(this.closedError());
     this.inFlight.clear();
     this.onClose();
@@ -96,27 +108,37 @@ export class ToolSession {
   private async track<T>(options: CallOptions, work: (options: CallOptions) => Promise<T>): Promise<T> {
     if (this.closed) throw this.closedError();
     this.core.assertOpen();
-    const controller = new AbortController();
     const callerSignal = options.signal;
-    if (callerSignal?.aborted) controller.abort(callerSignal.reason);
-    else if (callerSignal) this.follow(callerSignal, controller);
+    if (!callerSignal) {
+      try {
+        return await work({ ...options, signal: this.shared.signal });
+      } catch (error) {
+        throw this.asClosed(error, this.shared.signal, undefined);
+      }
+    }
+    const controller = new AbortController();
+    if (callerSignal.aborted) controller.abort(callerSignal.reason);
+    else this.follow(callerSignal, controller);
     this.inFlight.add(controller);
     try {
       return await work({ ...options, signal: controller.signal });
     } catch (error) {
-      const closedBySession = controller.signal.reason instanceof McpError && controller.signal.reason.code === 'closed' && !callerSignal?.aborted;
-      if (closedBySession && error instanceof McpError && error.code === 'cancelled') {
-        throw new McpError('closed', `${error.message.replace(/ was cancelled$/, '')} was cancelled: the session was closed`, {
-          server: error.server,
-          phase: error.phase,
-          cause: error,
-        });
-      }
-      throw error;
+      throw this.asClosed(error, controller.signal, callerSignal);
     } finally {
       this.inFlight.delete(controller);
-      if (callerSignal) this.unfollow(callerSignal, controller);
+      this.unfollow(callerSignal, controller);
     }
+  }
+
+  /** A call cancelled because the session closed (not by its caller) rejects with `closed`. */
+  private asClosed(error: unknown, signal: AbortSignal, callerSignal: AbortSignal | undefined): unknown {
+    const closedBySession = signal.reason instanceof McpError && signal.reason.code === 'closed' && !callerSignal?.aborted;
+    if (!closedBySession || !(error instanceof McpError) || error.code !== 'cancelled') return error;
+    return new McpError('closed', `${error.message.replace(/ was cancelled$/, '')} was cancelled: the session was closed`, {
+      server: error.server,
+      phase: error.phase,
+      cause: error,
+    });
   }
 
   /**

@@ -25,12 +25,18 @@ function withHash(base: string, hash: string, max = MAX_NAME_LENGTH): string {
 }
 
 /**
- * Whether server parts `a` and `b` can both read the same public name: `mcp__a__b__c` is
- * server `a` tool `b__c` or server `a__b` tool `c`; `mcp__db___q` is `db` `_q` or `db_` `q`.
+ * Whether some shorter part in `parts` can read the same public names as `part`
+ * (`mcp__a__b__c` is server `a` tool `b__c` or server `a__b` tool `c`; `mcp__db___q` is
+ * `db` `_q` or `db_` `q`): one that `part` starts with followed by `__`, or `part` less
+ * a final `_`. Looks up only those candidates, so
+ * a config of n servers costs n lookups per pass instead of n² comparisons.
  */
-function ambiguous(a: string, b: string): boolean {
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return long.startsWith(`${short}${SEPARATOR}`) || long === `${short}_`;
+function hasShorterAmbiguous(part: string, parts: ReadonlySet<string>): boolean {
+  if (part.endsWith('_') && parts.has(part.slice(0, -1))) return true;
+  for (let i = part.indexOf(SEPARATOR); i !== -1; i = part.indexOf(SEPARATOR, i + 1)) {
+    if (parts.has(part.slice(0, i))) return true;
+  }
+  return false;
 }
 
 /** A server part that no other can be ambiguous with: no `__` inside, no `_` at the end. */
@@ -64,10 +70,10 @@ export function serverPrefixes(servers: readonly string[]): Map<string, string> 
   // `__` and does not end in `_`, so it is never the longer of a pair again: this ends.
   for (let changed = true; changed; ) {
     changed = false;
-    const parts = [...prefixes.values()];
+    const parts = new Set(prefixes.values());
     for (const server of sorted) {
       const part = prefixes.get(server) as string;
-      if (!parts.some((other) => other !== part && other.length < part.length && ambiguous(other, part))) continue;
+      if (!hasShorterAmbiguous(part, parts)) continue;
       const used = new Set(prefixes.values());
       let salt = 0;
       let next = unambiguousForm(server, part, salt);
