@@ -9,6 +9,8 @@ function setup(options: { timeout?: number; abandon?: boolean } = {}) {
   return { near, peer, engine };
 }
 
+/** What `promise` rejects with (an McpError in every case here). */
+const rejection = (promise: Promise<unknown>): Promise<McpError> => promise.then(() => { throw new Error('resolved'); }, (e: McpError) => e);
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('RequestEngine: requests out', () => {
@@ -39,7 +41,7 @@ describe('RequestEngine: requests out', () => {
     const { peer, engine } = setup();
     const call = engine.request({ method: 'x', params: {}, phase: 'tools/call', label: 'tools/call "x"' });
     peer.fail((await peer.next('x')).id, -32602, 'bad args', { field: 'a' });
-    const error = await call.catch((e) => e);
+    const error = await rejection(call);
     expect(error).toBeInstanceOf(McpError);
     expect(error).toMatchObject({ code: 'rpc-error', server: 'mem', rpc: { code: -32602, message: 'bad args', data: { field: 'a' } } });
     expect(error.message).toBe('server "mem": tools/call "x" failed: bad args (JSON-RPC error -32602)');
@@ -59,7 +61,7 @@ describe('RequestEngine: requests out', () => {
     const started = performance.now();
     const short = engine.request({ method: 'short', params: {}, phase: 'tools/call' }, { timeout: 60 });
     const long = engine.request({ method: 'long', params: {}, phase: 'tools/call' }, { timeout: 10_000 });
-    const error = await short.catch((e) => e);
+    const error = await rejection(short);
     expect(performance.now() - started).toBeGreaterThanOrEqual(55);
     expect(error).toMatchObject({ code: 'timeout', message: 'server "mem": short timed out after 60 ms; the request was cancelled' });
     const shortId = (await peer.next('short')).id;
@@ -93,7 +95,7 @@ describe('RequestEngine: requests out', () => {
     const call = engine.request({ method: 'work', params: {}, phase: 'tools/call', withProgress: true }, { timeout: 10_000, maxTotalTimeout: 150 });
     const sent = await peer.next('work');
     const pump = setInterval(() => peer.notify('notifications/progress', { progressToken: sent.id, progress: 1 }), 20);
-    const error = await call.catch((e) => e).finally(() => clearInterval(pump));
+    const error = await rejection(call).finally(() => clearInterval(pump));
     expect(error).toMatchObject({ code: 'timeout', message: expect.stringContaining('timed out after 150 ms in total') });
   });
 
@@ -111,7 +113,7 @@ describe('RequestEngine: requests out', () => {
     const call = engine.request({ method: 'slow', params: {}, phase: 'tools/call' }, { signal: controller.signal });
     const sent = await peer.next('slow');
     controller.abort(new Error('user pressed stop'));
-    const error = await call.catch((e) => e);
+    const error = await rejection(call);
     expect(error).toMatchObject({ code: 'cancelled', message: 'server "mem": slow was cancelled' });
     expect((error.cause as Error).message).toBe('user pressed stop');
     expect((await peer.next('notifications/cancelled')).params).toMatchObject({ requestId: sent.id });
@@ -123,7 +125,7 @@ describe('RequestEngine: requests out', () => {
 
   it('rejects at once on a signal aborted before the call, sending nothing', async () => {
     const { peer, engine } = setup();
-    const error = await engine.request({ method: 'never', params: {}, phase: 'tools/call' }, { signal: AbortSignal.abort() }).catch((e) => e);
+    const error = await rejection(engine.request({ method: 'never', params: {}, phase: 'tools/call' }, { signal: AbortSignal.abort() }));
     expect(error.code).toBe('cancelled');
     await tick();
     expect(peer.received).toEqual([]);
@@ -154,7 +156,7 @@ describe('RequestEngine: requests out', () => {
 
   it('rejects a request whose params cannot be sent, alone, with protocol-error; the channel stays open', async () => {
     const { near, peer, engine } = setup();
-    const error = await engine.request({ method: 'bad', params: { f: () => 1 }, phase: 'tools/call' }).catch((e) => e);
+    const error = await rejection(engine.request({ method: 'bad', params: { f: () => 1 }, phase: 'tools/call' }));
     expect(error).toMatchObject({ code: 'protocol-error', message: expect.stringContaining('bad was not sent') });
     expect(near.isOpen).toBe(true);
     const ok = engine.request({ method: 'ok', params: {}, phase: 'ping' });
@@ -194,7 +196,7 @@ describe('RequestEngine: the end of the session', () => {
     const { engine, near } = setup();
     const call = engine.request({ method: 'a', params: {}, phase: 'tools/call' });
     near.fail(new McpError('peer-exited', 'server "mem": the server process exited with code 3', { exitCode: 3, stderrTail: ['boom'] }));
-    const error = await call.catch((e) => e);
+    const error = await rejection(call);
     expect(error).toMatchObject({ code: 'peer-exited', exitCode: 3, stderrTail: ['boom'], phase: 'tools/call' });
     expect(error.message).toBe('server "mem": a failed: the server process exited with code 3');
     expect(error.cause).toBeInstanceOf(McpError);
