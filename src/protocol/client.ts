@@ -162,6 +162,8 @@ export class McpClient extends EventEmitter {
   private readonly name: string | undefined;
   private negotiated: Negotiated | undefined;
   private closing: Promise<void> | undefined;
+  /** Aborted when the session ends: stops host handlers still answering for it. */
+  private readonly ended = new AbortController();
   /**
    * The cache hints (`ttlMs`, `cacheScope`) of the last complete answer to each list
    * method, 2026 era only; the first page's hints when a listing spans pages.
@@ -246,7 +248,10 @@ export class McpClient extends EventEmitter {
     channel.onExit?.((status) => this.emitSafely('exit', status, this.engine.closedReason));
     channel.onNoise((text) => this.emitSafely('noise', text));
     this.engine.onInvalid((message) => this.emitSafely('noise', JSON.stringify(message).slice(0, 1000)));
-    this.engine.onClose((reason) => this.emitSafely('close', reason));
+    this.engine.onClose((reason) => {
+      this.ended.abort(reason);
+      this.emitSafely('close', reason);
+    });
     this.listenToServer();
   }
 
@@ -448,26 +453,57 @@ export class McpClient extends EventEmitter {
         return parsed.data;
       }
       if (round >= MAX_INPUT_ROUNDS) throw tooManyRounds(this.name, phase, label);
+      const inputs = Object.entries(decoded.inputRequests);
+      for (const [, input] of inputs) {
+        const missing = this.missingInputHandler(input.method, scope, label, phase);
+        if (missing) throw missing;
+      }
       const inputResponses: Record<string, unknown> = {};
-      const signal = options.signal ?? new AbortController().signal;
-      await Promise.all(
-        Object.entries(decoded.inputRequests).map(async ([key, input]) => {
-          inputResponses[key] = await this.answerModern(input.method, input.params, scope, signal, phase);
+      // The handlers may wait on a person: they stop when the call is aborted or the session ends.
+      const signal = options.signal ? AbortSignal.any([options.signal, this.ended.signal]) : this.ended.signal;
+      const answering = Promise.all(
+        inputs.map(async ([key, input]) => {
+          inputResponses[key] = await this.answer(input.method, input.params, scope, signal);
         }),
       );
+      await this.unlessStopped(answering, signal, { label, phase }, options.signal);
       retry = { inputResponses, ...(decoded.requestState === undefined ? {} : { requestState: decoded.requestState }) };
     }
   }
 
-  /** One input request of an MRTR round; one we did not declare is the server's fault. */
-  private async answerModern(method: string, params: unknown, scope: RequestScope, signal: AbortSignal, phase: McpPhase): Promise<unknown> {
+  /**
+   * Why the client cannot answer one input request of an MRTR round, if it cannot: no
+   * handler for it. Asking for a capability the client did not declare is the server's fault.
+   */
+  private missingInputHandler(method: string, scope: RequestScope, label: string, phase: McpPhase): McpError | undefined {
+    const kind = INPUT_KINDS[method];
+    const fail = (why: string) => new McpError('protocol-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), ${why}`, { server: this.name, phase });
+    if (!kind) return fail('which this client does not know');
+    const handlers = scope.handlers ?? this.options.handlers ?? {};
+    if (handlers[kind] || (kind === 'roots' && this.options.roots)) return undefined;
+    const declared = this.clientCapabilities()[kind] !== undefined;
+    // A declared elicitation without a handler for this call is declined (answer() does it).
+    if (kind === 'elicitation' && declared) return undefined;
+    return fail(`but this client has no ${kind} handler${declared ? ' for this call' : ' and did not declare the capability'}`);
+  }
+
+  /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */
+  private async unlessStopped(work: Promise<unknown>, signal: AbortSignal, request: { label: string; phase: McpPhase }, callSignal: AbortSignal | undefined): Promise<void> {
+    const stopped = () =>
+      callSignal?.aborted ? this.engine.errors.cancelled(request, callSignal) : this.engine.errors.forRequest(this.engine.closedReason ?? this.engine.errors.closed(), request);
+    if (signal.aborted) throw stopped();
+    work.catch(() => undefined);
+    let onAbort: (() => void) | undefined;
     try {
-      return await this.answer(method, params, scope, signal);
-    } catch (error) {
-      if (error instanceof McpError && error.rpc?.code === -32601) {
-        throw new McpError('protocol-error', `${serverLabel(this.name)}the server asked for ${method}, which this client did not declare`, { server: this.name, phase });
-      }
-      throw error;
+      await Promise.race([
+        work,
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(stopped());
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -562,7 +598,7 @@ export class McpClient extends EventEmitter {
       try {
         return await this.discover(Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout / 2));
       } catch (error) {
-        if (!legacyVerdict(error)) throw error;
+        if (!legacyVerdict(error) && !offersLegacy(error)) throw error;
       }
       return this.initialize(LATEST_PROTOCOL_VERSION);
     }
@@ -638,11 +674,10 @@ export class McpClient extends EventEmitter {
   private unsupportedModern(data: unknown): McpError {
     const supported = (data as { supported?: unknown } | undefined)?.supported;
     const list = Array.isArray(supported) ? supported.map(String).join(', ') : 'none named';
-    return new McpError(
-      'protocol-error',
-      `${serverLabel(this.name)}the server speaks protocol versions ${list}; lazy-mcp speaks ${ALL_PROTOCOL_VERSIONS.join(', ')}`,
-      { server: this.name, phase: 'discover' },
-    );
+    const message = `${serverLabel(this.name)}the server speaks protocol versions ${list}; lazy-mcp speaks ${ALL_PROTOCOL_VERSIONS.join(', ')}`;
+    // The list travels in `rpc.data.supported`, so a modern-first negotiation can still fall back to a legacy revision it names.
+    const rpc = { code: UNSUPPORTED_PROTOCOL_VERSION, message: 'Unsupported protocol version', data: { supported: Array.isArray(supported) ? supported.map(String) : [] } };
+    return new McpError('protocol-error', message, { server: this.name, phase: 'discover', rpc });
   }
 
   private requireLegacy(method: string): void {
@@ -664,6 +699,13 @@ export class McpClient extends EventEmitter {
   }
 }
 
+/** The host handler that answers each kind of input request. */
+const INPUT_KINDS: Record<string, 'elicitation' | 'sampling' | 'roots' | undefined> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
 function page(cursor: string | undefined): Record<string, unknown> {
   return cursor === undefined ? {} : { cursor };
 }
@@ -673,6 +715,13 @@ function legacyVerdict(error: unknown): boolean {
   if (!(error instanceof McpError)) return false;
   if (error.code === 'timeout') return true;
   return error.code === 'rpc-error' && error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION;
+}
+
+/** Whether a refused `server/discover` names a legacy revision we speak: a server to reach through `initialize`. */
+function offersLegacy(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION) return false;
+  const supported = (error.rpc.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.some((v) => (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(v));
 }
 
 function connectCancelled(server: string | undefined, signal: AbortSignal): McpError {
