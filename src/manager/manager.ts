@@ -465,6 +465,7 @@ export class McpServerManager extends EventEmitter {
         roots: this.options.roots,
         maxMessageBytes: this.options.maxMessageBytes,
         shutdownGraceMs: this.options.shutdownGraceMs,
+        era: this.catalog.eraOf(server),
         listeners: {
           stderr: (line) => this.emit('stderr', { server, line }),
           log: ({ level, logger, data }: LogMessage) => this.emit('log', { server, level, ...(logger === undefined ? {} : { logger }), data }),

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Tool } from '../protocol/types.js';
+import type { ProtocolEra, Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
 import { sanitize, shortHash } from './tool-names.js';
 
@@ -16,6 +16,8 @@ export interface ManifestEntry {
   serverVersion: string;
   savedAt: string;
   tools: Tool[];
+  /** The protocol era the server was found to speak, so the next start need not probe. Absent in older entries. */
+  era?: ProtocolEra;
 }
 
 /** Reports a cache problem; the cache never throws at its callers. */
@@ -63,6 +65,7 @@ export class ManifestCache {
         typeof entry.key === 'string' &&
         typeof entry.serverVersion === 'string' &&
         Array.isArray(entry.tools) &&
+        (entry.era === undefined || entry.era === '2026' || entry.era === 'legacy') &&
         entry.tools.every((t) => typeof t?.name === 'string' && typeof t.inputSchema === 'object' && t.inputSchema !== null);
       if (!valid) {
         this.onProblem(server, `ignoring the tool cache of server "${server}": unknown format`);
@@ -75,8 +78,8 @@ export class ManifestCache {
     }
   }
 
-  save(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
-    return this.inOrder(server, () => this.write(server, key, serverVersion, tools));
+  save(server: string, key: string, serverVersion: string, tools: Tool[], era?: ProtocolEra): Promise<void> {
+    return this.inOrder(server, () => this.write(server, key, serverVersion, tools, era));
   }
 
   invalidate(server: string): Promise<void> {
@@ -92,8 +95,8 @@ export class ManifestCache {
     return next;
   }
 
-  private async write(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
-    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools };
+  private async write(server: string, key: string, serverVersion: string, tools: Tool[], era: ProtocolEra | undefined): Promise<void> {
+    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...(era ? { era } : {}) };
     const file = this.fileOf(server);
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {

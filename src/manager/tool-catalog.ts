@@ -1,5 +1,5 @@
 import type { McpClient } from '../protocol/client.js';
-import type { Tool } from '../protocol/types.js';
+import type { ProtocolEra, Tool } from '../protocol/types.js';
 import type { CacheProblem } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import type { ServerSlot } from './server-slot.js';
@@ -16,6 +16,8 @@ export class ToolCatalog {
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
   private readonly relisting = new Map<string, Promise<void>>();
+  /** The era each server was last seen to speak (live, or from its cache entry): the next start's hint. */
+  private readonly eras = new Map<string, ProtocolEra>();
 
   constructor(
     servers: readonly string[],
@@ -60,8 +62,14 @@ export class ToolCatalog {
   async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
     const before = this.index.toolsOf(slot.name);
     this.index.set(slot.name, tools);
+    this.eras.set(slot.name, client.era);
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
-    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools);
+    await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools, client.era);
+  }
+
+  /** The era a server spoke when last seen (this manager or the cache), for `ConnectOptions.era`; undefined: probe. */
+  eraOf(server: string): ProtocolEra | undefined {
+    return this.eras.get(server);
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
@@ -94,6 +102,7 @@ export class ToolCatalog {
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
     // A start may have listed the live tools while the file was being read; they win.
     if (entry && !this.index.toolsOf(slot.name)) this.index.set(slot.name, entry.tools);
+    if (entry?.era && !this.eras.has(slot.name)) this.eras.set(slot.name, entry.era);
     return this.index.toolsOf(slot.name);
   }
 
