@@ -9,8 +9,10 @@ import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
 import {
   decodeModernResult,
+  type ListenFilter,
   MAX_INPUT_ROUNDS,
   SERVER_INFO_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
   tooManyRounds,
   UNSUPPORTED_PROTOCOL_VERSION,
   withEnvelope,
@@ -164,6 +166,14 @@ export class McpClient extends EventEmitter {
   private closing: Promise<void> | undefined;
   /** Aborted when the session ends: stops host handlers still answering for it. */
   private readonly ended = new AbortController();
+  /** 2026: the open `subscriptions/listen` request, if any. */
+  private listening: { id: number } | undefined;
+  /** 2026: listens are replaced one at a time (a subscription change opens a new one, then cancels the old). */
+  private relisten: Promise<unknown> = Promise.resolve();
+  /** 2026: the resource URIs subscribed to, carried by every listen. */
+  private readonly subscribedUris = new Set<string>();
+  /** 2026: a listen's acknowledgement, by the listen's request id. */
+  private readonly acks = new Map<number, (granted: ListenFilter) => void>();
   /**
    * The cache hints (`ttlMs`, `cacheScope`) of the last complete answer to each list
    * method, 2026 era only; the first page's hints when a listing spans pages.
@@ -212,6 +222,10 @@ export class McpClient extends EventEmitter {
         client = new McpClient(channel, options, configTimeout);
         const timeout = client.engine.defaultTimeout;
         await pTimeout(client.negotiate(), { milliseconds: timeout, message: client.engine.errors.initializeTimeout(timeout) });
+        // 2026: list changes come only through subscriptions/listen (legacy servers send them unasked).
+        // Not awaited: a server that never acknowledges must not slow the start; the listen
+        // is on the wire before any request the caller sends next.
+        if (client.era === '2026') void client.updateListen().catch(() => undefined);
         return client;
       })();
       attempt
@@ -342,15 +356,33 @@ export class McpClient extends EventEmitter {
     return this.call('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
   }
 
-  /** Legacy `resources/subscribe`; updates arrive as `resourceUpdated` events. (2026: not yet, see `subscriptions/listen`.) */
+  /**
+   * Subscribes to a resource's updates, which arrive as `resourceUpdated` events: legacy
+   * `resources/subscribe`; in 2026 a new `subscriptions/listen` naming the URI, resolved
+   * once the server acknowledges it.
+   */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
-    this.requireLegacy('resources/subscribe');
-    await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+    if (this.era !== '2026') {
+      await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      return;
+    }
+    if (!this.capabilities.resources?.subscribe) throw this.noSubscriptions(uri, 'the server does not declare resources.subscribe');
+    if (this.subscribedUris.has(uri)) return;
+    this.subscribedUris.add(uri);
+    const outcome = await this.updateListen(options?.timeout);
+    if (outcome.granted?.resourceSubscriptions?.includes(uri)) return;
+    this.subscribedUris.delete(uri);
+    if (outcome.error) throw outcome.error;
+    throw outcome.granted ? this.noSubscriptions(uri, 'the server did not grant it') : this.listenTimeout(options?.timeout);
   }
 
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
-    this.requireLegacy('resources/unsubscribe');
-    await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+    if (this.era !== '2026') {
+      await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      return;
+    }
+    if (!this.subscribedUris.delete(uri)) return;
+    await this.updateListen(options?.timeout);
   }
 
   /** Legacy `logging/setLevel`. The 2026 revision has no such method (a log level travels per request): a no-op there. */
@@ -560,6 +592,12 @@ export class McpClient extends EventEmitter {
       const parsed = LogMessageParamsSchema.safeParse(params);
       if (parsed.success) this.emitSafely('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
     });
+    engine.onNotification('notifications/subscriptions/acknowledged', (params) => {
+      const p = params as { notifications?: ListenFilter; _meta?: Record<string, unknown> } | undefined;
+      const id = Number(p?._meta?.[SUBSCRIPTION_ID_META_KEY]);
+      this.acks.get(id)?.(p?.notifications ?? {});
+      this.acks.delete(id);
+    });
     engine.onNotification('notifications/tools/list_changed', () => this.emitSafely('toolsChanged'));
     engine.onNotification('notifications/resources/list_changed', () => this.emitSafely('resourcesChanged'));
     engine.onNotification('notifications/prompts/list_changed', () => this.emitSafely('promptsChanged'));
@@ -680,13 +718,87 @@ export class McpClient extends EventEmitter {
     return new McpError('protocol-error', message, { server: this.name, phase: 'discover', rpc });
   }
 
-  private requireLegacy(method: string): void {
-    if (this.era === '2026') {
-      throw new McpError('unsupported-transport', `${serverLabel(this.name)}${method} does not exist in revision 2026-07-28 (subscriptions/listen is not supported yet)`, {
-        server: this.name,
-        phase: 'resources/subscribe',
-      });
+  /**
+   * 2026: opens a `subscriptions/listen` for what the session wants now (the list changes
+   * the server declares, the subscribed URIs), waits for its acknowledgement (bounded),
+   * then cancels the listen it replaces, so no notification falls in a gap. Resolves with
+   * what the server granted; undefined when it did not acknowledge in time or refused.
+   */
+  private updateListen(timeout?: number): Promise<ListenOutcome> {
+    const next = this.relisten.then(() => this.listen(timeout));
+    this.relisten = next.catch(() => undefined);
+    return next;
+  }
+
+  private async listen(timeout = Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout)): Promise<ListenOutcome> {
+    const previous = this.listening;
+    const stopPrevious = () => {
+      if (previous && this.listening !== previous) this.engine.cancel(previous.id, new McpError('cancelled', 'replaced by a new subscriptions/listen', { server: this.name }));
+    };
+    const caps = this.capabilities;
+    const filter: ListenFilter = {
+      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(this.subscribedUris.size > 0 ? { resourceSubscriptions: [...this.subscribedUris] } : {}),
+    };
+    if (Object.keys(filter).length === 0 || !this.isOpen) {
+      this.listening = undefined;
+      stopPrevious();
+      return { granted: {} };
     }
+    let acknowledged!: (granted: ListenFilter) => void;
+    const ack = new Promise<ListenFilter>((resolve) => (acknowledged = resolve));
+    const current = { id: 0 };
+    const done = this.engine.request(
+      {
+        method: 'subscriptions/listen',
+        params: withEnvelope({ notifications: filter }, this.clientInfo, this.clientCapabilities()),
+        phase: 'subscriptions/listen',
+        onId: (id) => {
+          current.id = id;
+          this.acks.set(id, acknowledged);
+        },
+      },
+      // It lasts as long as the session: its answer is the server ending it.
+      { timeout: Infinity },
+    );
+    this.listening = current;
+    // An answer (the server's graceful end), an error (a server without listen) or a cancel all end it.
+    const ended = done.then(
+      (): ListenOutcome => ({}),
+      (error: McpError): ListenOutcome => ({ error }),
+    );
+    void ended.then(() => {
+      this.acks.delete(current.id);
+      if (this.listening === current) this.listening = undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const outcome = await Promise.race([
+        ack.then((granted): ListenOutcome => ({ granted })),
+        ended,
+        new Promise<ListenOutcome>((resolve) => (timer = setTimeout(() => resolve({}), timeout))),
+      ]);
+      // Keep the old listen until the new one is in place; if the new one failed, the old one goes too.
+      stopPrevious();
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private noSubscriptions(uri: string, why: string): McpError {
+    const message = `resource subscriptions are not supported: ${why}`;
+    return new McpError('rpc-error', `${serverLabel(this.name)}subscriptions/listen for ${JSON.stringify(uri)} failed: ${message}`, {
+      server: this.name,
+      phase: 'resources/subscribe',
+      rpc: { code: -32601, message },
+    });
+  }
+
+  private listenTimeout(timeout = Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout)): McpError {
+    return new McpError('timeout', `${serverLabel(this.name)}subscriptions/listen was not acknowledged within ${timeout} ms`, { server: this.name, phase: 'subscriptions/listen' });
   }
 
   /** Emits without letting a listener's exception reach the engine or the channel. */
@@ -697,6 +809,12 @@ export class McpClient extends EventEmitter {
       // A listener's bug must not break the session.
     }
   }
+}
+
+/** How a `subscriptions/listen` went: `granted` once acknowledged; `error` if refused; neither if it was not acknowledged in time. */
+interface ListenOutcome {
+  granted?: ListenFilter;
+  error?: McpError;
 }
 
 /** The host handler that answers each kind of input request. */

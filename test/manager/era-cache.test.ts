@@ -24,7 +24,7 @@ describe('era cached with the manifest', () => {
     } finally {
       await first.shutdown();
     }
-    expect(methods()).toEqual(['initialize', 'server/discover', 'tools/list']);
+    expect(methods()).toEqual(['initialize', 'server/discover', 'subscriptions/listen', 'tools/list']);
 
     writeFileSync(record, '');
     const second = McpServerManager.fromConfig(config, { cacheDir });
@@ -38,7 +38,7 @@ describe('era cached with the manifest', () => {
       await second.shutdown();
     }
     expect(methods()).not.toContain('initialize');
-    expect(methods()).toEqual(['server/discover', 'tools/list', 'tools/call']);
+    expect(methods()).toEqual(['server/discover', 'subscriptions/listen', 'tools/list', 'tools/call']);
   });
 
   it('keeps the era found for a restart within the same manager (no cache needed)', async () => {
@@ -46,7 +46,7 @@ describe('era cached with the manifest', () => {
     const manager = McpServerManager.fromConfig(config);
     try {
       await manager.listTools();
-      expect(methods()).toEqual(['initialize', 'server/discover', 'tools/list']);
+      expect(methods()).toEqual(['initialize', 'server/discover', 'subscriptions/listen', 'tools/list']);
       writeFileSync(record, '');
       await manager.restart('modern');
       await manager.callTool('mcp__modern__echo', { text: 'x' });

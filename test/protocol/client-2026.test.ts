@@ -6,6 +6,7 @@ import {
   MAX_INPUT_ROUNDS,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from '../../src/protocol/eras/modern.js';
 import { LATEST_PROTOCOL_VERSION } from '../../src/protocol/types.js';
@@ -47,6 +48,11 @@ function modernPeer(peer: MemoryPeer): MemoryPeer {
   peer.handlers.set('resources/templates/list', () => ({ resultType: 'complete', resourceTemplates: [] }));
   peer.handlers.set('resources/read', (params) => ({ resultType: 'complete', contents: [{ uri: params.uri, text: 'x' }] }));
   peer.handlers.set('completion/complete', () => ({ resultType: 'complete', completion: { values: ['a'] } }));
+  // Like the SDK: acknowledge at once with what was asked, and keep the request open.
+  peer.handlers.set('subscriptions/listen', (params, message) => {
+    peer.notify('notifications/subscriptions/acknowledged', { notifications: params.notifications, _meta: { [SUBSCRIPTION_ID_META_KEY]: message.id } });
+    return NO_ANSWER;
+  });
   return peer;
 }
 
@@ -79,8 +85,9 @@ async function over(near: MemoryChannel, options: ConnectOptions = {}): Promise<
   return client;
 }
 
+/** The methods the peer received, but the 2026 listen (which its own tests cover). */
 function methods(peer: MemoryPeer): string[] {
-  return peer.received.map((r) => r.message.method).filter((m): m is string => typeof m === 'string');
+  return peer.received.map((r) => r.message.method).filter((m): m is string => typeof m === 'string' && m !== 'subscriptions/listen');
 }
 
 describe('era negotiation', () => {
@@ -258,7 +265,7 @@ describe('2026 requests', () => {
     await client.readResource('mem://a');
     await client.complete({ type: 'ref/prompt', name: 'p' }, { name: 'a', value: '' });
     await client.ping();
-    const requests = peer.received.map((r) => r.message).filter((m) => m.id !== undefined && m.method);
+    const requests = peer.received.map((r) => r.message).filter((m) => m.id !== undefined && m.method && m.method !== 'subscriptions/listen');
     expect(requests.map((m) => m.method)).toEqual([
       'server/discover',
       'tools/list',
@@ -472,5 +479,106 @@ describe('legacy requests over a channel', () => {
     const client = await over(near);
     await client.listTools();
     expect(peer.sent('tools/list')[0].params).toEqual({});
+  });
+});
+
+describe('subscriptions/listen (2026)', () => {
+  const listens = (peer: MemoryPeer) => peer.sent('subscriptions/listen');
+  const note = (peer: MemoryPeer, method: string, subscription: unknown, params: Record<string, unknown> = {}) =>
+    peer.notify(method, { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: subscription } });
+
+  async function listening(capabilities: Record<string, unknown> = DISCOVERED.capabilities) {
+    const { near, peer } = memoryPair();
+    modernPeer(peer);
+    peer.handlers.set('server/discover', () => ({ ...DISCOVERED, capabilities }));
+    const client = await over(near);
+    return { client, peer };
+  }
+
+  it('listens after discover for the list changes the server declares, and emits them as events', async () => {
+    const { client, peer } = await listening({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } });
+    const listen = await peer.next('subscriptions/listen');
+    expect(listen.params.notifications).toEqual({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
+    expect(listen.params._meta[PROTOCOL_VERSION_META_KEY]).toBe('2026-07-28');
+    expect(listen.params._meta.progressToken).toBeUndefined();
+    const events: string[] = [];
+    for (const event of ['toolsChanged', 'promptsChanged', 'resourcesChanged']) client.on(event, () => events.push(event));
+    note(peer, 'notifications/tools/list_changed', listen.id);
+    note(peer, 'notifications/prompts/list_changed', listen.id);
+    note(peer, 'notifications/resources/list_changed', listen.id);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(events).toEqual(['toolsChanged', 'promptsChanged', 'resourcesChanged']);
+    // It stays open: no timeout ends it.
+    expect(client.inFlight).toBe(1);
+  });
+
+  it('does not listen when the server declares no list changes', async () => {
+    const { client, peer } = await listening({ tools: {} });
+    await client.listTools();
+    expect(listens(peer)).toEqual([]);
+    expect(client.inFlight).toBe(0);
+  });
+
+  it('subscribes to a resource with a new listen, then cancels the old one; updates arrive as resourceUpdated', async () => {
+    const { client, peer } = await listening();
+    const first = await peer.next('subscriptions/listen');
+    const updated: string[] = [];
+    client.on('resourceUpdated', (uri: string) => updated.push(uri));
+    await client.subscribeResource('memo://a');
+    const [, second] = listens(peer);
+    expect(second.params.notifications).toEqual({ toolsListChanged: true, resourceSubscriptions: ['memo://a'] });
+    expect((await peer.next('notifications/cancelled')).params).toMatchObject({ requestId: first.id });
+    // The old one was cancelled only after the new one was acknowledged.
+    const order = peer.received.map((r) => r.message.method ?? 'answer');
+    expect(order.indexOf('notifications/cancelled')).toBeGreaterThan(order.lastIndexOf('subscriptions/listen'));
+    note(peer, 'notifications/resources/updated', second.id, { uri: 'memo://a' });
+    await client.subscribeResource('memo://b');
+    expect(listens(peer)[2].params.notifications.resourceSubscriptions).toEqual(['memo://a', 'memo://b']);
+    await client.unsubscribeResource('memo://a');
+    expect(listens(peer)[3].params.notifications.resourceSubscriptions).toEqual(['memo://b']);
+    expect(updated).toEqual(['memo://a']);
+    expect(client.inFlight).toBe(1);
+  });
+
+  it('refuses a subscription the server cannot grant, with rpc-error', async () => {
+    const none = await listening({ tools: { listChanged: true } });
+    await expect(none.client.subscribeResource('memo://a')).rejects.toMatchObject({
+      code: 'rpc-error',
+      phase: 'resources/subscribe',
+      message: 'server "mem": subscriptions/listen for "memo://a" failed: resource subscriptions are not supported: the server does not declare resources.subscribe',
+    });
+    const stingy = await listening();
+    stingy.peer.handlers.set('subscriptions/listen', (_params, message) => {
+      stingy.peer.notify('notifications/subscriptions/acknowledged', { notifications: { toolsListChanged: true }, _meta: { [SUBSCRIPTION_ID_META_KEY]: message.id } });
+      return NO_ANSWER;
+    });
+    await expect(stingy.client.subscribeResource('memo://a')).rejects.toMatchObject({ code: 'rpc-error', message: expect.stringContaining('the server did not grant it') });
+  });
+
+  it('reports a refused listen, and a listen never acknowledged as a timeout', async () => {
+    const refused = await listening();
+    refused.peer.handlers.set('subscriptions/listen', () => {
+      throw Object.assign(new Error('Method not found'), { code: -32601 });
+    });
+    await expect(refused.client.subscribeResource('memo://a')).rejects.toMatchObject({ code: 'rpc-error', phase: 'subscriptions/listen', rpc: { code: -32601 } });
+    const silent = await listening();
+    silent.peer.handlers.set('subscriptions/listen', () => NO_ANSWER);
+    await expect(silent.client.subscribeResource('memo://a', { timeout: 100 })).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'server "mem": subscriptions/listen was not acknowledged within 100 ms',
+    });
+  });
+
+  it('legacy subscribeResource sends resources/subscribe and resources/unsubscribe', async () => {
+    const { near, peer } = memoryPair();
+    legacyPeer(peer);
+    peer.handlers.set('resources/subscribe', () => ({}));
+    peer.handlers.set('resources/unsubscribe', () => ({}));
+    const client = await over(near);
+    await client.subscribeResource('file:///a');
+    await client.unsubscribeResource('file:///a');
+    expect(peer.sent('resources/subscribe')[0].params).toEqual({ uri: 'file:///a' });
+    expect(peer.sent('resources/unsubscribe')[0].params).toEqual({ uri: 'file:///a' });
+    expect(listens(peer)).toEqual([]);
   });
 });
