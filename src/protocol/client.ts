@@ -491,14 +491,24 @@ export class McpClient extends EventEmitter {
         if (missing) throw missing;
       }
       const inputResponses: Record<string, unknown> = {};
-      // The handlers may wait on a person: they stop when the call is aborted or the session ends.
-      const signal = options.signal ? AbortSignal.any([options.signal, this.ended.signal]) : this.ended.signal;
-      const answering = Promise.all(
-        inputs.map(async ([key, input]) => {
-          inputResponses[key] = await this.answer(input.method, input.params, scope, signal);
-        }),
-      );
-      await this.unlessStopped(answering, signal, { label, phase }, options.signal);
+      // The handlers may wait on a person: they stop when the call is aborted or the session
+      // ends. Linked by hand: AbortSignal.any leaks on a long-lived signal in Node 20.
+      const stop = new AbortController();
+      const onStop = () => stop.abort(options.signal?.aborted ? options.signal.reason : this.ended.signal.reason);
+      if (options.signal?.aborted || this.ended.signal.aborted) onStop();
+      options.signal?.addEventListener('abort', onStop, { once: true });
+      this.ended.signal.addEventListener('abort', onStop, { once: true });
+      try {
+        const answering = Promise.all(
+          inputs.map(async ([key, input]) => {
+            inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+          }),
+        );
+        await this.unlessStopped(answering, stop.signal, { label, phase }, options.signal);
+      } finally {
+        options.signal?.removeEventListener('abort', onStop);
+        this.ended.signal.removeEventListener('abort', onStop);
+      }
       retry = { inputResponses, ...(decoded.requestState === undefined ? {} : { requestState: decoded.requestState }) };
     }
   }
