@@ -202,6 +202,14 @@ describe('RequestEngine: the end of the session', () => {
     expect(error.cause).toBeInstanceOf(McpError);
   });
 
+  it('rejects pending requests with protocol-error when the channel ends on an oversized message', async () => {
+    const { engine, near } = setup();
+    const call = engine.request({ method: 'big', params: {}, phase: 'resources/read' });
+    near.fail(new McpError('protocol-error', 'server "mem": a message of 70000000 bytes is over the 67108864-byte limit (maxMessageBytes)'));
+    await expect(call).rejects.toMatchObject({ code: 'protocol-error', phase: 'resources/read', message: expect.stringContaining('big failed: a message of 70000000 bytes') });
+    expect(engine.closedReason?.code).toBe('protocol-error');
+  });
+
   it('ends with peer-eof when the peer closes, and aborts the handlers still running', async () => {
     const { engine, peer } = setup();
     let signal: AbortSignal | undefined;
