@@ -646,7 +646,7 @@ export class McpClient extends EventEmitter {
       try {
         return await this.discover(Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout / 2));
       } catch (error) {
-        if (!legacyVerdict(error) && !offersLegacy(error)) throw error;
+        if (!legacyVerdict(error) && !offersLegacy(error) && !notADiscoverAnswer(error)) throw error;
       }
       return this.initialize(LATEST_PROTOCOL_VERSION);
     }
@@ -850,6 +850,14 @@ function offersLegacy(error: unknown): boolean {
   if (!(error instanceof McpError) || error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION) return false;
   const supported = (error.rpc.data as { supported?: unknown } | undefined)?.supported;
   return Array.isArray(supported) && supported.some((v) => (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(v));
+}
+
+/**
+ * Whether a `server/discover` probe got a success answer that is no discover result (no
+ * `resultType`, no `supportedVersions`): a lenient legacy server answering any method.
+ */
+function notADiscoverAnswer(error: unknown): boolean {
+  return error instanceof McpError && error.code === 'protocol-error' && error.phase === 'discover' && error.rpc === undefined;
 }
 
 function connectCancelled(server: string | undefined, signal: AbortSignal): McpError {

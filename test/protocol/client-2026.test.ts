@@ -144,6 +144,13 @@ describe('era negotiation', () => {
     expect(client.era).toBe('legacy');
   });
 
+  it('falls back to initialize when the probe gets a success answer that is no discover result', async () => {
+    const { near, peer } = memoryPair();
+    legacyPeer(peer);
+    peer.handlers.set('server/discover', () => ({}));
+    expect((await over(near)).era).toBe('legacy');
+  });
+
   it('fails with protocol-error naming the versions when the server speaks none of ours (-32022)', async () => {
     const { near, peer } = memoryPair();
     peer.handlers.set('server/discover', () => {
