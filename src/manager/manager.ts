@@ -478,7 +478,11 @@ export class McpServerManager extends EventEmitter {
           },
         },
       }),
-      stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
+      stateChanged: (server, from, to) => {
+        // A failed start may come from a stale era hint (the server changed era): probe at the next one.
+        if (to === 'backoff' || to === 'failed') this.catalog.forgetEra(server);
+        this.emit('stateChange', { server, from, to });
+      },
       toolsListed: (server, client, tools) => this.catalog.listed(this.slot(server), client, tools),
     };
   }

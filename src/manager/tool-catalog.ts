@@ -18,6 +18,8 @@ export class ToolCatalog {
   private readonly relisting = new Map<string, Promise<void>>();
   /** The era each server was last seen to speak (live, or from its cache entry): the next start's hint. */
   private readonly eras = new Map<string, ProtocolEra>();
+  /** Servers whose era hint failed a start: their cache entry's era is not used until a start lists them again. */
+  private readonly distrusted = new Set<string>();
 
   constructor(
     servers: readonly string[],
@@ -63,6 +65,7 @@ export class ToolCatalog {
     const before = this.index.toolsOf(slot.name);
     this.index.set(slot.name, tools);
     this.eras.set(slot.name, client.era);
+    this.distrusted.delete(slot.name);
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(this.index.visible(slot.name, tools))) this.onChanged(slot.name);
     await this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, tools, client.era);
   }
@@ -70,6 +73,12 @@ export class ToolCatalog {
   /** The era a server spoke when last seen (this manager or the cache), for `ConnectOptions.era`; undefined: probe. */
   eraOf(server: string): ProtocolEra | undefined {
     return this.eras.get(server);
+  }
+
+  /** The era hint is not to be trusted any more (a start failed): the next start probes. */
+  forgetEra(server: string): void {
+    this.eras.delete(server);
+    this.distrusted.add(server);
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
@@ -102,7 +111,7 @@ export class ToolCatalog {
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
     // A start may have listed the live tools while the file was being read; they win.
     if (entry && !this.index.toolsOf(slot.name)) this.index.set(slot.name, entry.tools);
-    if (entry?.era && !this.eras.has(slot.name)) this.eras.set(slot.name, entry.era);
+    if (entry?.era && !this.eras.has(slot.name) && !this.distrusted.has(slot.name)) this.eras.set(slot.name, entry.era);
     return this.index.toolsOf(slot.name);
   }
 

@@ -57,3 +57,32 @@ describe('era cached with the manifest', () => {
     }
   });
 });
+
+describe('a stale era hint', () => {
+  it('costs one failed start at most: the next start probes again', async () => {
+    const dir = tempDir('lazy-mcp-era-stale-');
+    const cacheDir = join(dir, 'cache');
+    const modeFile = join(dir, 'mode');
+    writeFileSync(modeFile, 'modern');
+    const config = { mcpServers: { s: fixture('changes-era.mjs', modeFile) } };
+    const first = McpServerManager.fromConfig(config, { cacheDir });
+    try {
+      expect((await first.listTools()).map((t) => t.name)).toContain('mcp__s__echo');
+      expect(first.status().s.era).toBe('2026');
+    } finally {
+      await first.shutdown();
+    }
+    // Same config, now a legacy server that exits on server/discover.
+    writeFileSync(modeFile, 'legacy');
+    const second = McpServerManager.fromConfig(config, { cacheDir });
+    try {
+      await second.listTools();
+      await expect(second.callTool('mcp__s__echo', { text: 'x' })).rejects.toMatchObject({ code: 'peer-exited' });
+      await second.restart('s');
+      expect(textOf(await second.callTool('mcp__s__echo', { text: 'back' }))).toBe('back');
+      expect(second.status().s.era).toBe('legacy');
+    } finally {
+      await second.shutdown();
+    }
+  });
+});
