@@ -634,6 +634,7 @@ export class McpServerManager extends EventEmitter {
         roots: this.options.roots,
         maxMessageBytes: this.options.maxMessageBytes,
         shutdownGraceMs: this.options.shutdownGraceMs,
+        era: this.catalog.eraOf(server),
         listeners: {
           stderr: (line) => this.emit('stderr', { server, line }),
           log: ({ level, logger, data }: LogMessage) => this.emit('log', { server, level, ...(logger === undefined ? {} : { logger }), data }),
@@ -647,7 +648,12 @@ export class McpServerManager extends EventEmitter {
           },
         },
       }),
-      stateChanged: (server, from, to) => current() && this.emit('stateChange', { server, from, to }),
+      stateChanged: (server, from, to) => {
+        if (!current()) return;
+        // A failed start may come from a stale era hint (the server changed era): probe at the next one.
+        if (to === 'backoff' || to === 'failed') this.catalog.forgetEra(server);
+        this.emit('stateChange', { server, from, to });
+      },
       // A slot a reload replaced lists for the callers it still serves, not for the index.
       toolsListed: (server, client, tools) => (current() ? this.catalog.listed(this.slot(server), client, tools) : Promise.resolve()),
     };

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { Tool } from '../protocol/types.js';
+import type { ProtocolEra, Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
 import { sanitize, shortHash } from './tool-names.js';
 
@@ -20,6 +20,8 @@ export interface ManifestEntry {
   serverVersion: string;
   savedAt: string;
   tools: Tool[];
+  /** The protocol era the server was found to speak, so the next start need not probe. Absent in older entries. */
+  era?: ProtocolEra;
 }
 
 /** Reports a cache problem; the cache never throws at its callers. It never quotes a file's contents. */
@@ -82,6 +84,7 @@ export class ManifestCache {
       typeof entry.key === 'string' &&
       typeof entry.serverVersion === 'string' &&
       Array.isArray(entry.tools) &&
+      (entry.era === undefined || entry.era === '2026' || entry.era === 'legacy') &&
       entry.tools.every(
         (t) =>
           typeof t?.name === 'string' &&
@@ -98,8 +101,8 @@ export class ManifestCache {
   }
 
   /** Queues the server's tools to be written; returns at once (a write never delays a call). */
-  save(server: string, key: string, serverVersion: string, tools: Tool[]): void {
-    this.enqueue(server, { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools });
+  save(server: string, key: string, serverVersion: string, tools: Tool[], era?: ProtocolEra): void {
+    this.enqueue(server, { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...(era ? { era } : {}) });
   }
 
   /** Queues the removal of the server's entry; returns at once. */

@@ -1,5 +1,5 @@
 import type { McpClient } from '../protocol/client.js';
-import type { Tool } from '../protocol/types.js';
+import type { ProtocolEra, Tool } from '../protocol/types.js';
 import type { CacheProblem } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import type { ServerSlot } from './server-slot.js';
@@ -21,6 +21,10 @@ export class ToolCatalog {
   private readonly relisting = new Map<ServerSlot, Promise<void>>();
   /** Slots a reload took out of the pool: a listing they finish late is not theirs to index. */
   private readonly retired = new WeakSet<ServerSlot>();
+  /** The era each server was last seen to speak (live, or from its cache entry): the next start's hint. */
+  private readonly eras = new Map<string, ProtocolEra>();
+  /** Servers whose era hint failed a start: their cache entry's era is not used until a start lists them again. */
+  private readonly distrusted = new Set<string>();
 
   constructor(
     servers: readonly string[],
@@ -69,14 +73,27 @@ export class ToolCatalog {
     const before = this.index.toolsOf(slot.name);
     // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
     const taken = this.index.set(slot.name, tools);
+    this.eras.set(slot.name, client.era);
+    this.distrusted.delete(slot.name);
     const after = this.index.toolsOf(slot.name) ?? [];
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(after.map((t) => t.tool))) this.onChanged(slot.name);
-    this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, taken);
+    this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, taken, client.era);
   }
 
   /** Resolves once the cache writes queued so far are on disk, or after `ms`. Never rejects. */
   flushed(ms: number): Promise<void> {
     return this.cache ? this.cache.flushed(ms) : Promise.resolve();
+  }
+
+  /** The era a server spoke when last seen (this manager or the cache), for `ConnectOptions.era`; undefined: probe. */
+  eraOf(server: string): ProtocolEra | undefined {
+    return this.eras.get(server);
+  }
+
+  /** The era hint is not to be trusted any more (a start failed): the next start probes. */
+  forgetEra(server: string): void {
+    this.eras.delete(server);
+    this.distrusted.add(server);
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
@@ -122,6 +139,7 @@ export class ToolCatalog {
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
     // A start may have listed the live tools while the file was being read; they win.
     if (entry && !this.index.toolsOf(slot.name) && !this.retired.has(slot)) this.index.set(slot.name, entry.tools);
+    if (entry?.era && !this.eras.has(slot.name) && !this.distrusted.has(slot.name)) this.eras.set(slot.name, entry.era);
     return this.index.toolsOf(slot.name);
   }
 

@@ -9,8 +9,10 @@ import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
 import {
   decodeModernResult,
+  type ListenFilter,
   MAX_INPUT_ROUNDS,
   SERVER_INFO_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
   tooManyRounds,
   UNSUPPORTED_PROTOCOL_VERSION,
   withEnvelope,
@@ -162,6 +164,16 @@ export class McpClient extends EventEmitter {
   private readonly name: string | undefined;
   private negotiated: Negotiated | undefined;
   private closing: Promise<void> | undefined;
+  /** Aborted when the session ends: stops host handlers still answering for it. */
+  private readonly ended = new AbortController();
+  /** 2026: the open `subscriptions/listen` request, if any. */
+  private listening: { id: number } | undefined;
+  /** 2026: listens are replaced one at a time (a subscription change opens a new one, then cancels the old). */
+  private relisten: Promise<unknown> = Promise.resolve();
+  /** 2026: the resource URIs subscribed to, carried by every listen. */
+  private readonly subscribedUris = new Set<string>();
+  /** 2026: a listen's acknowledgement, by the listen's request id. */
+  private readonly acks = new Map<number, (granted: ListenFilter) => void>();
   /**
    * The cache hints (`ttlMs`, `cacheScope`) of the last complete answer to each list
    * method, 2026 era only; the first page's hints when a listing spans pages.
@@ -210,6 +222,10 @@ export class McpClient extends EventEmitter {
         client = new McpClient(channel, options, configTimeout);
         const timeout = client.engine.defaultTimeout;
         await pTimeout(client.negotiate(), { milliseconds: timeout, message: client.engine.errors.initializeTimeout(timeout) });
+        // 2026: list changes come only through subscriptions/listen (legacy servers send them unasked).
+        // Not awaited: a server that never acknowledges must not slow the start; the listen
+        // is on the wire before any request the caller sends next.
+        if (client.era === '2026') void client.updateListen().catch(() => undefined);
         return client;
       })();
       attempt
@@ -246,7 +262,10 @@ export class McpClient extends EventEmitter {
     channel.onExit?.((status) => this.emitSafely('exit', status, this.engine.closedReason));
     channel.onNoise((text) => this.emitSafely('noise', text));
     this.engine.onInvalid((message) => this.emitSafely('noise', JSON.stringify(message).slice(0, 1000)));
-    this.engine.onClose((reason) => this.emitSafely('close', reason));
+    this.engine.onClose((reason) => {
+      this.ended.abort(reason);
+      this.emitSafely('close', reason);
+    });
     this.listenToServer();
   }
 
@@ -337,15 +356,33 @@ export class McpClient extends EventEmitter {
     return this.call('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
   }
 
-  /** Legacy `resources/subscribe`; updates arrive as `resourceUpdated` events. (2026: not yet, see `subscriptions/listen`.) */
+  /**
+   * Subscribes to a resource's updates, which arrive as `resourceUpdated` events: legacy
+   * `resources/subscribe`; in 2026 a new `subscriptions/listen` naming the URI, resolved
+   * once the server acknowledges it.
+   */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
-    this.requireLegacy('resources/subscribe');
-    await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+    if (this.era !== '2026') {
+      await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      return;
+    }
+    if (!this.capabilities.resources?.subscribe) throw this.noSubscriptions(uri, 'the server does not declare resources.subscribe');
+    if (this.subscribedUris.has(uri)) return;
+    this.subscribedUris.add(uri);
+    const outcome = await this.updateListen(options?.timeout);
+    if (outcome.granted?.resourceSubscriptions?.includes(uri)) return;
+    this.subscribedUris.delete(uri);
+    if (outcome.error) throw outcome.error;
+    throw outcome.granted ? this.noSubscriptions(uri, 'the server did not grant it') : this.listenTimeout(options?.timeout);
   }
 
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
-    this.requireLegacy('resources/unsubscribe');
-    await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+    if (this.era !== '2026') {
+      await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      return;
+    }
+    if (!this.subscribedUris.delete(uri)) return;
+    await this.updateListen(options?.timeout);
   }
 
   /** Legacy `logging/setLevel`. The 2026 revision has no such method (a log level travels per request): a no-op there. */
@@ -448,26 +485,67 @@ export class McpClient extends EventEmitter {
         return parsed.data;
       }
       if (round >= MAX_INPUT_ROUNDS) throw tooManyRounds(this.name, phase, label);
+      const inputs = Object.entries(decoded.inputRequests);
+      for (const [, input] of inputs) {
+        const missing = this.missingInputHandler(input.method, scope, label, phase);
+        if (missing) throw missing;
+      }
       const inputResponses: Record<string, unknown> = {};
-      const signal = options.signal ?? new AbortController().signal;
-      await Promise.all(
-        Object.entries(decoded.inputRequests).map(async ([key, input]) => {
-          inputResponses[key] = await this.answerModern(input.method, input.params, scope, signal, phase);
-        }),
-      );
+      // The handlers may wait on a person: they stop when the call is aborted or the session
+      // ends. Linked by hand: AbortSignal.any leaks on a long-lived signal in Node 20.
+      const stop = new AbortController();
+      const onStop = () => stop.abort(options.signal?.aborted ? options.signal.reason : this.ended.signal.reason);
+      if (options.signal?.aborted || this.ended.signal.aborted) onStop();
+      options.signal?.addEventListener('abort', onStop, { once: true });
+      this.ended.signal.addEventListener('abort', onStop, { once: true });
+      try {
+        const answering = Promise.all(
+          inputs.map(async ([key, input]) => {
+            inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+          }),
+        );
+        await this.unlessStopped(answering, stop.signal, { label, phase }, options.signal);
+      } finally {
+        options.signal?.removeEventListener('abort', onStop);
+        this.ended.signal.removeEventListener('abort', onStop);
+      }
       retry = { inputResponses, ...(decoded.requestState === undefined ? {} : { requestState: decoded.requestState }) };
     }
   }
 
-  /** One input request of an MRTR round; one we did not declare is the server's fault. */
-  private async answerModern(method: string, params: unknown, scope: RequestScope, signal: AbortSignal, phase: McpPhase): Promise<unknown> {
+  /**
+   * Why the client cannot answer one input request of an MRTR round, if it cannot: no
+   * handler for it. Asking for a capability the client did not declare is the server's fault.
+   */
+  private missingInputHandler(method: string, scope: RequestScope, label: string, phase: McpPhase): McpError | undefined {
+    const kind = INPUT_KINDS[method];
+    const fail = (why: string) => new McpError('protocol-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), ${why}`, { server: this.name, phase });
+    if (!kind) return fail('which this client does not know');
+    const handlers = scope.handlers ?? this.options.handlers ?? {};
+    if (handlers[kind] || (kind === 'roots' && this.options.roots)) return undefined;
+    const declared = this.clientCapabilities()[kind] !== undefined;
+    // A declared elicitation without a handler for this call is declined (answer() does it).
+    if (kind === 'elicitation' && declared) return undefined;
+    return fail(`but this client has no ${kind} handler${declared ? ' for this call' : ' and did not declare the capability'}`);
+  }
+
+  /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */
+  private async unlessStopped(work: Promise<unknown>, signal: AbortSignal, request: { label: string; phase: McpPhase }, callSignal: AbortSignal | undefined): Promise<void> {
+    const stopped = () =>
+      callSignal?.aborted ? this.engine.errors.cancelled(request, callSignal) : this.engine.errors.forRequest(this.engine.closedReason ?? this.engine.errors.closed(), request);
+    if (signal.aborted) throw stopped();
+    work.catch(() => undefined);
+    let onAbort: (() => void) | undefined;
     try {
-      return await this.answer(method, params, scope, signal);
-    } catch (error) {
-      if (error instanceof McpError && error.rpc?.code === -32601) {
-        throw new McpError('protocol-error', `${serverLabel(this.name)}the server asked for ${method}, which this client did not declare`, { server: this.name, phase });
-      }
-      throw error;
+      await Promise.race([
+        work,
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(stopped());
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -524,6 +602,12 @@ export class McpClient extends EventEmitter {
       const parsed = LogMessageParamsSchema.safeParse(params);
       if (parsed.success) this.emitSafely('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
     });
+    engine.onNotification('notifications/subscriptions/acknowledged', (params) => {
+      const p = params as { notifications?: ListenFilter; _meta?: Record<string, unknown> } | undefined;
+      const id = Number(p?._meta?.[SUBSCRIPTION_ID_META_KEY]);
+      this.acks.get(id)?.(p?.notifications ?? {});
+      this.acks.delete(id);
+    });
     engine.onNotification('notifications/tools/list_changed', () => this.emitSafely('toolsChanged'));
     engine.onNotification('notifications/resources/list_changed', () => this.emitSafely('resourcesChanged'));
     engine.onNotification('notifications/prompts/list_changed', () => this.emitSafely('promptsChanged'));
@@ -562,7 +646,7 @@ export class McpClient extends EventEmitter {
       try {
         return await this.discover(Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout / 2));
       } catch (error) {
-        if (!legacyVerdict(error)) throw error;
+        if (!legacyVerdict(error) && !offersLegacy(error) && !notADiscoverAnswer(error)) throw error;
       }
       return this.initialize(LATEST_PROTOCOL_VERSION);
     }
@@ -638,20 +722,93 @@ export class McpClient extends EventEmitter {
   private unsupportedModern(data: unknown): McpError {
     const supported = (data as { supported?: unknown } | undefined)?.supported;
     const list = Array.isArray(supported) ? supported.map(String).join(', ') : 'none named';
-    return new McpError(
-      'protocol-error',
-      `${serverLabel(this.name)}the server speaks protocol versions ${list}; lazy-mcp speaks ${ALL_PROTOCOL_VERSIONS.join(', ')}`,
-      { server: this.name, phase: 'discover' },
-    );
+    const message = `${serverLabel(this.name)}the server speaks protocol versions ${list}; lazy-mcp speaks ${ALL_PROTOCOL_VERSIONS.join(', ')}`;
+    // The list travels in `rpc.data.supported`, so a modern-first negotiation can still fall back to a legacy revision it names.
+    const rpc = { code: UNSUPPORTED_PROTOCOL_VERSION, message: 'Unsupported protocol version', data: { supported: Array.isArray(supported) ? supported.map(String) : [] } };
+    return new McpError('protocol-error', message, { server: this.name, phase: 'discover', rpc });
   }
 
-  private requireLegacy(method: string): void {
-    if (this.era === '2026') {
-      throw new McpError('unsupported-transport', `${serverLabel(this.name)}${method} does not exist in revision 2026-07-28 (subscriptions/listen is not supported yet)`, {
-        server: this.name,
-        phase: 'resources/subscribe',
-      });
+  /**
+   * 2026: opens a `subscriptions/listen` for what the session wants now (the list changes
+   * the server declares, the subscribed URIs), waits for its acknowledgement (bounded),
+   * then cancels the listen it replaces, so no notification falls in a gap. Resolves with
+   * what the server granted; undefined when it did not acknowledge in time or refused.
+   */
+  private updateListen(timeout?: number): Promise<ListenOutcome> {
+    const next = this.relisten.then(() => this.listen(timeout));
+    this.relisten = next.catch(() => undefined);
+    return next;
+  }
+
+  private async listen(timeout = Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout)): Promise<ListenOutcome> {
+    const previous = this.listening;
+    const stopPrevious = () => {
+      if (previous && this.listening !== previous) this.engine.cancel(previous.id, new McpError('cancelled', 'replaced by a new subscriptions/listen', { server: this.name }));
+    };
+    const caps = this.capabilities;
+    const filter: ListenFilter = {
+      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(this.subscribedUris.size > 0 ? { resourceSubscriptions: [...this.subscribedUris] } : {}),
+    };
+    if (Object.keys(filter).length === 0 || !this.isOpen) {
+      this.listening = undefined;
+      stopPrevious();
+      return { granted: {} };
     }
+    let acknowledged!: (granted: ListenFilter) => void;
+    const ack = new Promise<ListenFilter>((resolve) => (acknowledged = resolve));
+    const current = { id: 0 };
+    const done = this.engine.request(
+      {
+        method: 'subscriptions/listen',
+        params: withEnvelope({ notifications: filter }, this.clientInfo, this.clientCapabilities()),
+        phase: 'subscriptions/listen',
+        onId: (id) => {
+          current.id = id;
+          this.acks.set(id, acknowledged);
+        },
+      },
+      // It lasts as long as the session: its answer is the server ending it.
+      { timeout: Infinity },
+    );
+    this.listening = current;
+    // An answer (the server's graceful end), an error (a server without listen) or a cancel all end it.
+    const ended = done.then(
+      (): ListenOutcome => ({}),
+      (error: McpError): ListenOutcome => ({ error }),
+    );
+    void ended.then(() => {
+      this.acks.delete(current.id);
+      if (this.listening === current) this.listening = undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const outcome = await Promise.race([
+        ack.then((granted): ListenOutcome => ({ granted })),
+        ended,
+        new Promise<ListenOutcome>((resolve) => (timer = setTimeout(() => resolve({}), timeout))),
+      ]);
+      // Keep the old listen until the new one is in place; if the new one failed, the old one goes too.
+      stopPrevious();
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private noSubscriptions(uri: string, why: string): McpError {
+    const message = `resource subscriptions are not supported: ${why}`;
+    return new McpError('rpc-error', `${serverLabel(this.name)}subscriptions/listen for ${JSON.stringify(uri)} failed: ${message}`, {
+      server: this.name,
+      phase: 'resources/subscribe',
+      rpc: { code: -32601, message },
+    });
+  }
+
+  private listenTimeout(timeout = Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout)): McpError {
+    return new McpError('timeout', `${serverLabel(this.name)}subscriptions/listen was not acknowledged within ${timeout} ms`, { server: this.name, phase: 'subscriptions/listen' });
   }
 
   /** Emits without letting a listener's exception reach the engine or the channel. */
@@ -664,6 +821,19 @@ export class McpClient extends EventEmitter {
   }
 }
 
+/** How a `subscriptions/listen` went: `granted` once acknowledged; `error` if refused; neither if it was not acknowledged in time. */
+interface ListenOutcome {
+  granted?: ListenFilter;
+  error?: McpError;
+}
+
+/** The host handler that answers each kind of input request. */
+const INPUT_KINDS: Record<string, 'elicitation' | 'sampling' | 'roots' | undefined> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
 function page(cursor: string | undefined): Record<string, unknown> {
   return cursor === undefined ? {} : { cursor };
 }
@@ -673,6 +843,21 @@ function legacyVerdict(error: unknown): boolean {
   if (!(error instanceof McpError)) return false;
   if (error.code === 'timeout') return true;
   return error.code === 'rpc-error' && error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION;
+}
+
+/** Whether a refused `server/discover` names a legacy revision we speak: a server to reach through `initialize`. */
+function offersLegacy(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION) return false;
+  const supported = (error.rpc.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.some((v) => (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(v));
+}
+
+/**
+ * Whether a `server/discover` probe got a success answer that is no discover result (no
+ * `resultType`, no `supportedVersions`): a lenient legacy server answering any method.
+ */
+function notADiscoverAnswer(error: unknown): boolean {
+  return error instanceof McpError && error.code === 'protocol-error' && error.phase === 'discover' && error.rpc === undefined;
 }
 
 function connectCancelled(server: string | undefined, signal: AbortSignal): McpError {

@@ -36,6 +36,8 @@ export interface OutgoingRequest {
   scope?: unknown;
   /** Never tell the peer about a cancellation (a handshake request, which cannot be cancelled). */
   silentCancel?: boolean;
+  /** Learns the request's id before it is sent (a long-lived request the caller may {@link RequestEngine.cancel} later). */
+  onId?: (id: number) => void;
 }
 
 export interface RequestEngineOptions {
@@ -150,6 +152,7 @@ export class RequestEngine {
         signal.addEventListener('abort', record.onAbort, { once: true });
       }
       this.pending.add(record);
+      request.onId?.(id);
       const withProgress = request.withProgress ?? options.onProgress !== undefined;
       const sent = withProgress ? { ...params, _meta: { ...(params._meta as object), progressToken: id } } : params;
       this.channel.send({ jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage).catch((error: unknown) => {

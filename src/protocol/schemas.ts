@@ -103,7 +103,7 @@ export const InitializeResultSchema = z.looseObject({
   capabilities: z.looseObject({
     tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
     resources: z.looseObject({ subscribe: z.boolean().optional(), listChanged: z.boolean().optional() }).optional(),
-    prompts: z.looseObject({}).optional(),
+    prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
     logging: z.looseObject({}).optional(),
   }),
   serverInfo: z.looseObject({ name: z.string(), version: z.string(), title: z.string().optional() }),

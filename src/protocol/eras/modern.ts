@@ -9,6 +9,8 @@ export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersio
 export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+/** On a `subscriptions/listen` acknowledgement and every notification it delivers: the listen request's id. */
+export const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 /** JSON-RPC code of `UnsupportedProtocolVersionError`: a modern server refusing a revision. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Rounds of `input_required` one request may take before we call it a runaway. */
@@ -59,4 +61,12 @@ export function tooManyRounds(server: string | undefined, phase: McpPhase, label
     `${serverLabel(server)}${label} asked for input ${MAX_INPUT_ROUNDS} times in a row (input_required); the server's multi round-trip request does not end`,
     { server, phase },
   );
+}
+
+/** What a `subscriptions/listen` asks for (and its acknowledgement says was granted). */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
 }
