@@ -15,6 +15,7 @@ import type {
 import { cutResult, isOverLimit } from '../model/result-limits.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
+import { type LoginOptions, PoolAuth } from './auth.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
@@ -24,6 +25,8 @@ import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { bothPredicates, type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
+import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
+import type { TokenStore } from '../transport/http/oauth/token-store.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -44,6 +47,10 @@ export interface ManagerOptions {
    * marker. Images and audio are never cut. A call's `maxResultBytes` overrides it. Default: off.
    */
   maxResultBytes?: number;
+  /** Where OAuth tokens are kept; default: files under `<stateDir>/oauth`, readable only by the user. */
+  tokenStore?: TokenStore;
+  /** The interactive OAuth step (show `url`, resolve with the redirect URL): `login`'s default, and step-up on a 403 `insufficient_scope`. */
+  authorize?: Authorize;
 }
 
 /** A resource and the server that has it. */
@@ -78,6 +85,7 @@ export class McpServerManager extends EventEmitter {
   private readonly sessions = new Set<ToolSession>();
   private readonly search = new ToolSearchIndex<ManagedTool>();
   private closing: Promise<void> | undefined;
+  private readonly auth: PoolAuth;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -106,6 +114,7 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
+    this.auth = new PoolAuth(options);
     const host = this.slotHost();
     for (const entry of entries) this.slots.set(entry.name, new ServerSlot(entry, host));
     const filters = new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
@@ -123,7 +132,7 @@ export class McpServerManager extends EventEmitter {
     // After the constructor returns, so listeners attached right away see the events.
     queueMicrotask(() => {
       for (const slot of this.slots.values()) {
-        if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
+        if ((slot.entry.kind === 'stdio' || slot.entry.kind === 'http') && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
       }
     });
   }
@@ -228,6 +237,17 @@ export class McpServerManager extends EventEmitter {
     const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session), filter);
     this.sessions.add(session);
     return session;
+  }
+
+  /**
+   * Runs the OAuth authorization of a remote server now (see {@link LoginOptions}); a
+   * server in `needs-auth` starts again on its next use.
+   */
+  async login(server: string, options?: LoginOptions): Promise<void> {
+    this.assertOpen();
+    const slot = this.slot(server);
+    await this.auth.login(server, slot.entry.kind === 'http' ? slot.entry.config : undefined, options);
+    slot.authorized();
   }
 
   /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */
@@ -479,6 +499,10 @@ export class McpServerManager extends EventEmitter {
       }),
       stateChanged: (server, from, to) => this.emit('stateChange', { server, from, to }),
       toolsListed: (server, client, tools) => this.catalog.listed(this.slot(server), client, tools),
+      auth: (server) => {
+        const entry = this.slot(server).entry;
+        return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
+      },
     };
   }
 }

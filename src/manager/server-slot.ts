@@ -2,10 +2,12 @@ import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
 import type { CallOptions, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
+import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
+import { openRemoteChannel } from './remote-channel.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -16,6 +18,8 @@ export interface SlotHost {
   stateChanged(server: string, from: ServerState, to: ServerState): void;
   /** A start listed these tools from the live server. */
   toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
+  /** The OAuth provider of a remote server with `oauth`; undefined for the others. */
+  auth?(server: string): OAuthProvider | undefined;
 }
 
 /**
@@ -59,16 +63,8 @@ export class ServerSlot {
     readonly entry: ServerEntry,
     private readonly host: SlotHost,
   ) {
-    this.current = entry.kind === 'stdio' ? 'idle' : entry.kind === 'http' ? 'unsupported' : entry.kind;
+    this.current = entry.kind === 'stdio' || entry.kind === 'http' ? 'idle' : entry.kind;
     if (entry.kind === 'invalid' || entry.kind === 'unsupported') this.lastError = entry.error;
-    // Until the HTTP channels are wired into the slot, a remote entry is reported, not run.
-    if (entry.kind === 'http') {
-      this.lastError = new McpError(
-        'unsupported-transport',
-        `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported; lazy-mcp runs stdio servers only`,
-        { server: entry.name, phase: 'config' },
-      );
-    }
   }
 
   get name(): string {
@@ -79,9 +75,9 @@ export class ServerSlot {
     return this.current;
   }
 
-  /** Enabled stdio servers take part in listings; the rest are only reported. */
+  /** Enabled stdio and remote servers take part in listings; the rest are only reported. */
   get enabled(): boolean {
-    return this.entry.kind === 'stdio';
+    return this.entry.kind === 'stdio' || this.entry.kind === 'http';
   }
 
   /** Whether calls now fail fast: `failed`, or `backoff` before its wait is over. */
@@ -96,7 +92,7 @@ export class ServerSlot {
       state: this.current,
       transport: remote?.transport ?? 'stdio',
       ...(remote ? { url: remote.url } : {}),
-      ...(client?.isOpen ? { pid: client.pid, protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
+      ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: Math.max(0, this.started - 1),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
@@ -122,6 +118,11 @@ export class ServerSlot {
           throw new McpError('unavailable', `${serverLabel(this.name)}the server is disabled in the config`, { server: this.name });
         case 'failed':
           throw this.unavailableError();
+        case 'needs-auth':
+          // Never authorized in the background; tokens stored since (a login elsewhere) are used.
+          if (!(await this.host.auth?.(this.name)?.hasTokens())) throw this.lastError;
+          this.authorized();
+          continue;
         case 'backoff':
           if (performance.now() < this.retryAt) throw this.unavailableError();
       }
@@ -144,6 +145,7 @@ export class ServerSlot {
     try {
       return await request(client, () => this.idleTimer?.refresh(), budget.rest());
     } catch (error) {
+      if (error instanceof McpError && error.code === 'auth-required' && this.client === client && !this.op) this.lostAuth(client, error);
       throw this.fromOldConnection(client, error);
     } finally {
       this.active--;
@@ -247,7 +249,7 @@ export class ServerSlot {
     let client: McpClient | undefined;
     try {
       // The slot opens the channel itself so that an aborted start is over only once the channel is.
-      channel = await this.openChannel();
+      channel = await this.openChannel(signal);
       if (signal.aborted) throw this.closedError();
       const options = this.host.connectOptions(this.name);
       client = await McpClient.over(channel, { ...options, timeout: (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config.timeout ?? options.timeout, signal });
@@ -282,28 +284,50 @@ export class ServerSlot {
     return client;
   }
 
-  private openChannel(): Promise<Channel> {
-    const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
+  private async openChannel(signal: AbortSignal): Promise<Channel> {
     const { maxMessageBytes, shutdownGraceMs } = this.host.connectOptions(this.name);
+    if (this.entry.kind === 'http') {
+      return openRemoteChannel(this.entry.config, { name: this.name, maxMessageBytes, auth: this.host.auth?.(this.name), signal });
+    }
+    const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
     return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });
   }
 
   private failed(error: McpError): void {
     this.lastError = error;
+    // Trying again cannot help until someone logs in.
+    if (error.code === 'auth-required') return this.setState('needs-auth');
     this.failures++;
     this.retryAt = performance.now() + backoffDelay(this.failures);
     this.setState(this.failures >= MAX_FAILED_STARTS ? 'failed' : 'backoff');
   }
 
   /** Takes a connection from the slot and closes it; calls in flight on it learn why from `why`. */
-  private async retire(client: McpClient, why: Retired, graceMs?: number): Promise<void> {
+  private async retire(client: McpClient, why: Retired, graceMs?: number, to: ServerState = 'stopped'): Promise<void> {
     this.retired.set(client, why);
     if (this.client === client) {
       this.client = undefined;
       this.quiet();
-      if (why !== 'shutdown') this.setState('stopped');
+      if (why !== 'shutdown') this.setState(to);
     }
     await client.close(graceMs);
+  }
+
+  /** The server refused the tokens and they could not be renewed: it waits for a login. */
+  private lostAuth(client: McpClient, error: McpError): void {
+    this.lastError = error;
+    this.begin('stop', () => this.retire(client, 'idle', undefined, 'needs-auth')).catch(() => undefined);
+  }
+
+  /**
+   * After `login`: a server waiting for authorization may start again (on next use); a
+   * running one keeps its connection, which sends the new token from now on.
+   */
+  authorized(): void {
+    if (this.current !== 'needs-auth') return;
+    this.failures = 0;
+    this.lastError = undefined;
+    this.setState('stopped');
   }
 
   /** A running server that goes away is started again on next use; a crash is not a failed start. */
