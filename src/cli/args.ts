@@ -15,7 +15,8 @@ export type Command =
   | { name: 'call'; tool: string; args?: string; argsFile?: string; timeout?: number }
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number }
-  | { name: 'status' };
+  | { name: 'status' }
+  | { name: 'login'; server: string };
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -37,6 +38,7 @@ Usage:
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--json]
   lazy-mcp status [--json]
+  lazy-mcp login <server>
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -44,6 +46,7 @@ Commands:
   resources   list the servers' resources and resource templates
   read        read one resource of one server
   status      start the servers as "tools" does, then show each one's state
+  login       authorize lazy-mcp with a remote (OAuth) server: prints the URL to open
 
 Options:
   --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
@@ -80,6 +83,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   resources: { options: ['server'], required: [], optional: [] },
   read: { options: ['timeout'], required: ['server', 'uri'], optional: [] },
   status: { options: [], required: [], optional: [] },
+  login: { options: [], required: ['server'], optional: [] },
 };
 
 const GLOBAL: OptionName[] = ['config', 'cache-dir', 'json', 'verbose', 'help', 'version'];
@@ -122,6 +126,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     tools: () => ({ name: 'tools', servers }),
     resources: () => ({ name: 'resources', servers }),
     status: () => ({ name: 'status' }),
+    login: () => ({ name: 'login', server: rest[0] }),
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeout }),
     call: () => {
       if (rest[1] !== undefined && values['args-file'] !== undefined) throw new UsageError('give the call arguments either as json-args or with --args-file, not both');

@@ -3,6 +3,7 @@ import type { McpServerManager, ServerStatus } from '../index.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
 import { errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
 import type { Reporter } from './reporter.js';
+import { login } from './login.js';
 
 /** What a command works with; `print` is stdout, the only place results go. */
 export interface CommandContext {
@@ -29,6 +30,8 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
       return readResource(command, ctx);
     case 'status':
       return showStatus(ctx);
+    case 'login':
+      return login(command.server, ctx);
   }
 }
 
