@@ -562,7 +562,9 @@ export class McpClient extends EventEmitter {
       try {
         return await this.discover(Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout / 2));
       } catch (error) {
-        if (!legacyVerdict(error)) throw error;
+        // A legacy server may answer any method it does not know with `{}`: not a 2026 answer, so not a 2026 server.
+        const notModern = error instanceof McpError && error.code === 'protocol-error' && error.phase === 'discover';
+        if (!legacyVerdict(error) && !notModern) throw error;
       }
       return this.initialize(LATEST_PROTOCOL_VERSION);
     }

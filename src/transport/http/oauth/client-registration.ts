@@ -96,7 +96,7 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
       },
       libraryOptions(http, url),
     );
-    registered = await oauth.processDynamicClientRegistrationResponse(response);
+    registered = await oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response));
   } catch (error) {
     throw fromLibraryError(http, error, 'client registration endpoint', url);
   }
@@ -115,6 +115,25 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
   };
   if (secret !== undefined) client.clientSecret = secret;
   return client;
+}
+
+/**
+ * RFC 7591 requires `client_secret_expires_at` with a secret, but servers (the SDK's
+ * among them) leave it out; the library then refuses the whole registration. Missing,
+ * it is read as 0, "does not expire", which is what such a server means.
+ */
+async function withSecretExpiry(response: Response): Promise<Response> {
+  if (!response.ok) return response;
+  let body: unknown;
+  try {
+    body = await response.clone().json();
+  } catch {
+    return response; // the library reports what is wrong with it
+  }
+  const json = body as Record<string, unknown> | null;
+  if (typeof json !== 'object' || json === null || typeof json.client_secret !== 'string' || json.client_secret_expires_at !== undefined) return response;
+  await response.body?.cancel();
+  return new Response(JSON.stringify({ ...json, client_secret_expires_at: 0 }), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**
