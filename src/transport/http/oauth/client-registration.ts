@@ -61,7 +61,19 @@ export function authMethodFor(as: oauth.AuthorizationServer, hasSecret: boolean)
 /** oauth4webapi's client authentication for a stored client. */
 export function clientAuth(client: StoredClient): oauth.ClientAuth {
   if (client.authMethod === 'none' || client.clientSecret === undefined) return oauth.None();
-  return client.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(client.clientSecret) : oauth.ClientSecretBasic(client.clientSecret);
+  return client.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(client.clientSecret) : secretBasic(client.clientSecret);
+}
+
+/**
+ * `client_secret_basic` with id and secret form-urlencoded as RFC 6749 §2.3.1 says, by the
+ * WHATWG serializer. The library also escapes `-_.!~*'()`, which authorization servers that
+ * do not decode the credentials (the SDK's among them) then refuse: "pre%2Dregistered".
+ */
+function secretBasic(secret: string): oauth.ClientAuth {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return (_as, client, _body, headers) => {
+    headers.set('authorization', `Basic ${Buffer.from(`${encode(client.client_id)}:${encode(secret)}`).toString('base64')}`);
+  };
 }
 
 /** oauth4webapi's view of a stored client. */
