@@ -145,7 +145,7 @@ export class ServerSlot {
     try {
       return await request(client, () => this.idleTimer?.refresh(), budget.rest());
     } catch (error) {
-      if (error instanceof McpError && error.code === 'auth-required' && this.client === client && !this.op) this.lostAuth(client, error);
+      if (lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
       throw this.fromOldConnection(client, error);
     } finally {
       this.active--;
@@ -407,4 +407,15 @@ export class ServerSlot {
   private closedError(): McpError {
     return new McpError('closed', `${serverLabel(this.name)}the manager was shut down`, { server: this.name });
   }
+}
+
+/**
+ * Whether a request failed because the server no longer takes the tokens (401 after a
+ * refused refresh). A 403 asking for more scope is that one call's failure: the token
+ * still serves the rest.
+ */
+function lostAuthorization(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.code !== 'auth-required') return false;
+  const status = error.status ?? (error.cause instanceof McpError ? error.cause.status : undefined);
+  return status !== 403;
 }

@@ -4,7 +4,7 @@ import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { textOf } from '../support/fixtures.js';
-import { startOAuthFixture, type OAuthFixture } from '../transport/http/oauth/oauth-fixture.js';
+import { followAuthorization, startOAuthFixture, type OAuthFixture } from '../transport/http/oauth/oauth-fixture.js';
 
 /** The host's "browser": follows the authorization URL, whose redirect lands on the loopback listener. */
 const browse = (url: URL) => void fetch(url).then((r) => r.text(), () => undefined);
@@ -93,5 +93,41 @@ describe('OAuth in the pool (local authorization server + MCP resource on 127.0.
     managers.push(manager);
     await expect(manager.login('plain')).rejects.toMatchObject({ code: 'invalid-arguments', message: expect.stringContaining('"oauth"') });
     await expect(manager.login('nope')).rejects.toMatchObject({ code: 'unknown-server' });
+  });
+});
+
+describe('OAuth step-up in the pool (403 insufficient_scope)', () => {
+  let f: OAuthFixture;
+  const managers: McpServerManager[] = [];
+  beforeEach(async () => {
+    // Tokens carry only "read"; tools/call needs "write" too.
+    f = await startOAuthFixture({ mcp: true, challengeScope: 'read' });
+  });
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+    await f.close();
+  });
+
+  it('without an authorize option, the call rejects auth-required naming the scope; the server stays ready for the rest', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { gh: { type: 'http', url: f.resource.href, oauth: {} } } }, { stateDir: tempDir() });
+    managers.push(manager);
+    await manager.login('gh', { openUrl: browse, timeoutMs: 20_000 });
+    expect((await manager.listTools()).map((t) => t.name)).toEqual(['mcp__gh__whoami']);
+    const error = await manager.callServerTool('gh', 'whoami').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'auth-required' });
+    expect((error as Error).message).toContain('write');
+    expect(manager.status().gh.state).toBe('ready');
+    expect((await f.log()).filter((r) => r.path === '/authorize')).toHaveLength(1);
+  });
+
+  it("with the manager's authorize, login uses it and a step-up runs it once more and retries the call", async () => {
+    const shown: URL[] = [];
+    const authorize = (url: URL) => (shown.push(url), followAuthorization(url));
+    const manager = McpServerManager.fromConfig({ mcpServers: { gh: { type: 'http', url: f.resource.href, oauth: {} } } }, { stateDir: tempDir(), authorize });
+    managers.push(manager);
+    await manager.login('gh');
+    expect(shown.map((u) => u.searchParams.get('scope'))).toEqual(['read']);
+    expect(textOf(await manager.callServerTool('gh', 'whoami'))).toBe('read write');
+    expect(shown.map((u) => u.searchParams.get('scope'))).toEqual(['read', 'read write']);
   });
 });
