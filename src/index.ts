@@ -34,5 +34,8 @@ export type { ManagedTool } from './manager/tool-index.js';
 export { ToolSession } from './manager/session.js';
 export type { ToolFilter } from './manager/tool-filter.js';
 export { defaultStateDir } from './manager/state-dir.js';
+export type { LoginOptions } from './manager/auth.js';
+export type { Authorize } from './transport/http/oauth/oauth-provider.js';
+export type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './transport/http/oauth/token-store.js';
 export { ToolSearchIndex } from './model/tool-search.js';
 export type { SearchOptions, SearchableTool, ToolMatch } from './model/tool-search.js';

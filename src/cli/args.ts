@@ -22,7 +22,8 @@ export type Command =
   | { name: 'call'; tool: string; args?: string; pairs?: string[]; argsFile?: string; timeout?: number; maxTime?: number }
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number; maxTime?: number }
-  | { name: 'status'; watch?: { intervalMs: number } };
+  | { name: 'status'; watch?: { intervalMs: number } }
+  | { name: 'login'; server: string };
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -47,6 +48,7 @@ Usage:
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--max-time MS] [--json]
   lazy-mcp status [--watch [--interval MS]] [--json]
+  lazy-mcp login <server>
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -58,6 +60,7 @@ Commands:
   status      start the servers as "tools" does, then show each one's state; with --watch,
               keep showing each one's state and figures, following config edits, until
               Ctrl-C or the end of stdin
+  login       authorize lazy-mcp with a remote (OAuth) server: prints the URL to open
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
@@ -105,6 +108,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   resources: { options: ['server'], required: [], optional: [] },
   read: { options: ['timeout', 'max-time'], required: ['server', 'uri'], optional: [] },
   status: { options: ['watch', 'interval'], required: [], optional: [] },
+  login: { options: [], required: ['server'], optional: [] },
 };
 
 const COMMAND_LIST = 'tools, tool, call, resources, read and status';
@@ -163,6 +167,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
       return values.watch ? { name: 'status', watch: { intervalMs: values.interval === undefined ? 1000 : parseMs('--interval', values.interval) } } : { name: 'status' };
     },
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeouts }),
+    login: () => ({ name: 'login', server: rest[0] }),
     call: () => {
       const given = rest.slice(1);
       if (given.length > 0 && values['args-file'] !== undefined) throw new UsageError('give the call arguments either on the command line or with --args-file, not both');

@@ -8,6 +8,7 @@ import type { Reporter } from './reporter.js';
 import { closest, didYouMean } from './suggest.js';
 import { pairsToArguments } from './tool-arguments.js';
 import { watchStatus } from './status-watch.js';
+import { login } from './login.js';
 
 /** What a command works with; `print` is stdout, the only place results go. */
 export interface CommandContext {
@@ -38,6 +39,8 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
       return readResource(command, ctx);
     case 'status':
       return command.watch ? watchStatus(ctx, { intervalMs: command.watch.intervalMs, redraw: Boolean(process.stdout.isTTY) && !ctx.json }) : showStatus(ctx);
+    case 'login':
+      return login(command.server, ctx);
   }
 }
 

@@ -15,6 +15,7 @@ import type {
 import { cutResult, isOverLimit } from '../model/result-limits.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
+import { type LoginOptions, PoolAuth } from './auth.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { readConfigFile, workspaceFolderOf } from './config-text.js';
@@ -29,6 +30,8 @@ import { ToolCatalog } from './tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
 import { Tracing } from './tracing.js';
+import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
+import type { TokenStore } from '../transport/http/oauth/token-store.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -49,6 +52,10 @@ export interface ManagerOptions {
    * marker. Images and audio are never cut. A call's `maxResultBytes` overrides it. Default: off.
    */
   maxResultBytes?: number;
+  /** Where OAuth tokens are kept; default: files under `<stateDir>/oauth`, readable only by the user. */
+  tokenStore?: TokenStore;
+  /** The interactive OAuth step (show `url`, resolve with the redirect URL): `login`'s default, and step-up on a 403 `insufficient_scope`. */
+  authorize?: Authorize;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -107,6 +114,7 @@ export class McpServerManager extends EventEmitter {
   /** The last reload in line: reloads apply one at a time, in call order. */
   private reloading: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
+  private readonly auth: PoolAuth;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -156,6 +164,7 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
+    this.auth = new PoolAuth(options);
     for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
@@ -174,7 +183,7 @@ export class McpServerManager extends EventEmitter {
 
   private startEager(slots: readonly ServerSlot[]): void {
     for (const slot of slots) {
-      if (slot.entry.kind === 'stdio' && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
+      if ((slot.entry.kind === 'stdio' || slot.entry.kind === 'http') && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
     }
   }
 
@@ -310,6 +319,17 @@ export class McpServerManager extends EventEmitter {
     const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session), filter);
     this.sessions.add(session);
     return session;
+  }
+
+  /**
+   * Runs the OAuth authorization of a remote server now (see {@link LoginOptions}); a
+   * server in `needs-auth` starts again on its next use.
+   */
+  async login(server: string, options?: LoginOptions): Promise<void> {
+    this.assertOpen();
+    const slot = this.slot(server);
+    await this.auth.login(server, slot.entry.kind === 'http' ? slot.entry.config : undefined, options);
+    slot.authorized();
   }
 
   /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */
@@ -656,6 +676,10 @@ export class McpServerManager extends EventEmitter {
       },
       // A slot a reload replaced lists for the callers it still serves, not for the index.
       toolsListed: (server, client, tools) => (current() ? this.catalog.listed(this.slot(server), client, tools) : Promise.resolve()),
+      auth: (server) => {
+        const entry = this.slot(server).entry;
+        return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
+      },
     };
   }
 }

@@ -2,6 +2,7 @@ import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
 import type { CallOptions, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
+import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
@@ -9,6 +10,7 @@ import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
 import { withDownloadHint } from './runner-hint.js';
 import type { MetricsRecorder, TrafficCounters } from './metrics.js';
 import { TOOL_ERROR, type TraceHandle, type Tracing } from './tracing.js';
+import { openRemoteChannel } from './remote-channel.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -25,6 +27,8 @@ export interface SlotHost {
   readonly tracing?: Tracing;
   /** The slot this one replaced in a reload: no start begins before it has shut down, so two processes of a server never overlap. */
   readonly predecessor?: Promise<void>;
+  /** The OAuth provider of a remote server with `oauth`; undefined for the others. */
+  auth?(server: string): OAuthProvider | undefined;
 }
 
 /** What a request is, for its span: the method and the tool (or other target) it names. */
@@ -81,16 +85,8 @@ export class ServerSlot {
     readonly entry: ServerEntry,
     private readonly host: SlotHost,
   ) {
-    this.current = entry.kind === 'stdio' ? 'idle' : entry.kind === 'http' ? 'unsupported' : entry.kind;
+    this.current = entry.kind === 'stdio' || entry.kind === 'http' ? 'idle' : entry.kind;
     if (entry.kind === 'invalid' || entry.kind === 'unsupported') this.lastError = entry.error;
-    // Until the HTTP channels are wired into the slot, a remote entry is reported, not run.
-    if (entry.kind === 'http') {
-      this.lastError = new McpError(
-        'unsupported-transport',
-        `${serverLabel(entry.name)}transport ${JSON.stringify(entry.config.transport)} (${entry.config.url}) is not supported; lazy-mcp runs stdio servers only`,
-        { server: entry.name, phase: 'config' },
-      );
-    }
   }
 
   get name(): string {
@@ -101,9 +97,9 @@ export class ServerSlot {
     return this.current;
   }
 
-  /** Enabled stdio servers take part in listings; the rest are only reported. */
+  /** Enabled stdio and remote servers take part in listings; the rest are only reported. */
   get enabled(): boolean {
-    return this.entry.kind === 'stdio';
+    return this.entry.kind === 'stdio' || this.entry.kind === 'http';
   }
 
   /** Whether calls now fail fast: `failed`, or `backoff` before its wait is over. */
@@ -118,7 +114,7 @@ export class ServerSlot {
       state: this.current,
       transport: remote?.transport ?? 'stdio',
       ...(remote ? { url: remote.url } : {}),
-      ...(client?.isOpen ? { pid: client.pid, protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
+      ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: this.host.metrics?.restarts ?? Math.max(0, this.started - 1),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
@@ -144,6 +140,11 @@ export class ServerSlot {
           throw new McpError('unavailable', `${serverLabel(this.name)}the server is disabled in the config`, { server: this.name });
         case 'failed':
           throw this.unavailableError();
+        case 'needs-auth':
+          // Never authorized in the background; tokens stored since (a login elsewhere) are used.
+          if (!(await this.host.auth?.(this.name)?.hasTokens())) throw this.lastError;
+          this.authorized();
+          continue;
         case 'backoff':
           if (performance.now() < this.retryAt) throw this.unavailableError();
       }
@@ -181,12 +182,13 @@ export class ServerSlot {
         left = budget.rest();
       }
       // The span covers the request from its sending on; a start it waited for has its own.
-      if (tracing && label) span = tracing.request({ ...label, server: this.name, transport: 'stdio', protocolVersion: client.protocolVersion });
+      if (tracing && label) span = tracing.request({ ...label, server: this.name, transport: client.transport, protocolVersion: client.protocolVersion });
       const result = await request(client, this.touch, left);
       metrics?.end(began);
       span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
       return result;
     } catch (error) {
+      if (client && lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
       const reported = client ? this.fromOldConnection(client, error) : error;
       const failure = reported instanceof McpError ? reported : undefined;
       metrics?.end(began, failure?.code ?? 'protocol-error');
@@ -319,9 +321,9 @@ export class ServerSlot {
       if (signal.aborted) throw this.closedError();
       // Timed from here: the wait for the predecessor to finish its calls is not this start's.
       began = performance.now();
-      span = this.host.tracing?.start(this.name, 'stdio');
+      span = this.host.tracing?.start(this.name, this.entry.kind === 'http' ? this.entry.config.transport : 'stdio');
       // The slot opens the channel itself so that an aborted start is over only once the channel is.
-      channel = await this.openChannel();
+      channel = await this.openChannel(signal);
       if (signal.aborted) throw this.closedError();
       const options = this.host.connectOptions(this.name);
       const stderr = options.listeners?.stderr;
@@ -366,9 +368,12 @@ export class ServerSlot {
     return client;
   }
 
-  private openChannel(): Promise<Channel> {
-    const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
+  private async openChannel(signal: AbortSignal): Promise<Channel> {
     const { maxMessageBytes, shutdownGraceMs } = this.host.connectOptions(this.name);
+    if (this.entry.kind === 'http') {
+      return openRemoteChannel(this.entry.config, { name: this.name, maxMessageBytes, auth: this.host.auth?.(this.name), signal });
+    }
+    const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
     return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });
   }
 
@@ -380,20 +385,39 @@ export class ServerSlot {
 
   private failed(error: McpError): void {
     this.lastError = error;
+    // Trying again cannot help until someone logs in.
+    if (error.code === 'auth-required') return this.setState('needs-auth');
     this.failures++;
     this.retryAt = performance.now() + backoffDelay(this.failures);
     this.setState(this.failures >= MAX_FAILED_STARTS ? 'failed' : 'backoff');
   }
 
   /** Takes a connection from the slot and closes it; calls in flight on it learn why from `why`. */
-  private async retire(client: McpClient, why: Retired, graceMs?: number): Promise<void> {
+  private async retire(client: McpClient, why: Retired, graceMs?: number, to: ServerState = 'stopped'): Promise<void> {
     this.retired.set(client, why);
     if (this.client === client) {
       this.client = undefined;
       this.quiet();
-      if (why !== 'shutdown') this.setState('stopped');
+      if (why !== 'shutdown') this.setState(to);
     }
     await client.close(graceMs);
+  }
+
+  /** The server refused the tokens and they could not be renewed: it waits for a login. */
+  private lostAuth(client: McpClient, error: McpError): void {
+    this.lastError = error;
+    this.begin('stop', () => this.retire(client, 'idle', undefined, 'needs-auth')).catch(() => undefined);
+  }
+
+  /**
+   * After `login`: a server waiting for authorization may start again (on next use); a
+   * running one keeps its connection, which sends the new token from now on.
+   */
+  authorized(): void {
+    if (this.current !== 'needs-auth') return;
+    this.failures = 0;
+    this.lastError = undefined;
+    this.setState('stopped');
   }
 
   /** A running server that goes away is started again on next use; a crash is not a failed start. */
@@ -479,4 +503,15 @@ export class ServerSlot {
   private closedError(): McpError {
     return new McpError('closed', `${serverLabel(this.name)}the manager was shut down`, { server: this.name });
   }
+}
+
+/**
+ * Whether a request failed because the server no longer takes the tokens (401 after a
+ * refused refresh). A 403 asking for more scope is that one call's failure: the token
+ * still serves the rest.
+ */
+function lostAuthorization(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.code !== 'auth-required') return false;
+  const status = error.status ?? (error.cause instanceof McpError ? error.cause.status : undefined);
+  return status !== 403;
 }

@@ -40,7 +40,8 @@ describe('tools', () => {
     const errors = run.stderr.trimEnd().split('\n');
     expect(errors).toEqual([
       expect.stringMatching(/^lazy-mcp: server "broken": initialize failed: .*exited with code 1.*DATABASE_URL is not set/),
-      'lazy-mcp: warning: server "web": transport "http" (https://example.invalid/mcp) is not supported; lazy-mcp runs stdio servers only',
+      // Nothing listens on 127.0.0.1:2 (a root-only port fetch does not block): an unreachable remote server, offline.
+      expect.stringMatching(/^lazy-mcp: server "web": .*cannot reach http:\/\/127\.0\.0\.1:2 \(ECONNREFUSED\)/),
       expect.stringMatching(/^lazy-mcp: server "typo": config field "args" must be an array of strings/),
     ]);
   });
@@ -172,7 +173,7 @@ describe('status', () => {
     expect(rows[0]).toMatch(/^SERVER\s+STATE\s+TOOLS\s+ERROR$/);
     expect(rows[1]).toMatch(/^echo\s+ready\s+12$/);
     expect(rows[2]).toMatch(/^broken\s+backoff\s+-\s+server "broken": initialize failed/);
-    expect(rows[3]).toMatch(/^web\s+unsupported\s+-\s+server "web": transport "http"/);
+    expect(rows[3]).toMatch(/^web\s+backoff\s+-\s+server "web": .*cannot reach http:\/\/127\.0\.0\.1:2/);
     expect(rows[4]).toMatch(/^off\s+disabled\s+-$/);
     expect(rows[5]).toMatch(/^typo\s+invalid\s+-\s+server "typo": config field "args"/);
   });

@@ -118,13 +118,11 @@ describe('McpServerManager construction', () => {
     expect(manager.status()).toEqual({
       ok: { state: 'idle', transport: 'stdio', restarts: 0 },
       bad: { state: 'invalid', transport: 'stdio', restarts: 0, lastError: expect.objectContaining({ code: 'invalid-config' }) },
-      web: { state: 'unsupported', transport: 'sse', url: 'https://example.invalid/sse', restarts: 0, lastError: expect.objectContaining({ code: 'unsupported-transport' }) },
+      web: { state: 'idle', transport: 'sse', url: 'https://example.invalid/sse', restarts: 0 },
       off: { state: 'disabled', transport: 'stdio', restarts: 0 },
     });
     await expect(manager.callServerTool('bad', 'x')).rejects.toMatchObject({ code: 'invalid-config' });
-    await expect(manager.callServerTool('web', 'x')).rejects.toMatchObject({ code: 'unsupported-transport' });
     await expect(manager.callServerTool('off', 'x')).rejects.toMatchObject({ code: 'unavailable' });
-    await expect(manager.callTool('mcp__web__fetch')).rejects.toMatchObject({ code: 'unsupported-transport' });
     await expect(manager.callServerTool('nope', 'x')).rejects.toMatchObject({ code: 'unknown-server' });
     await manager.shutdown();
   });
@@ -136,9 +134,9 @@ describe('McpServerManager construction', () => {
   });
 
   it('lists resources of a named server that cannot run by throwing its error', async () => {
-    const manager = McpServerManager.fromConfig({ mcpServers: { bad: { command: 3 }, web: { url: 'https://example.invalid' }, off: { command: 'x', disabled: true } } });
+    const manager = McpServerManager.fromConfig({ mcpServers: { bad: { command: 3 }, web: { type: 'sse', url: 'https://example.invalid', disabled: true }, off: { command: 'x', disabled: true } } });
     await expect(manager.listResources('bad')).rejects.toMatchObject({ code: 'invalid-config' });
-    await expect(manager.listResources('web')).rejects.toMatchObject({ code: 'unsupported-transport' });
+    await expect(manager.listResources('web')).rejects.toMatchObject({ code: 'unavailable' });
     await expect(manager.listResourceTemplates('off')).rejects.toMatchObject({ code: 'unavailable' });
     await expect(manager.listResources()).resolves.toEqual([]);
     await manager.shutdown();

@@ -81,7 +81,13 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
     if (challenge && config.auth && !authRetried) {
       authRetried = true;
       await discardBody(response);
-      await config.auth.unauthorized({ status: challenge, wwwAuthenticate: response.headers.get('www-authenticate'), resourceUrl: config.url });
+      // The header this request carried tells the provider a stale token from a refused one.
+      await config.auth.unauthorized({
+        status: challenge,
+        wwwAuthenticate: response.headers.get('www-authenticate'),
+        resourceUrl: config.url,
+        ...(authorization === undefined ? {} : { authorization }),
+      });
       continue;
     }
     if (challenge) {

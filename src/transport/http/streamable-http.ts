@@ -165,7 +165,8 @@ export class StreamableHttpChannel implements Channel, StreamHost {
         throw httpFailure(this.config.server, this.config.url, method, response.status, body.text);
       }
       if (messages === undefined) return this.events.skipped(body.text);
-      for (const m of messages) this.deliver(m, requestId);
+      // A POST carries one request: an error answer whose id the server could not tell (null) is that request's.
+      for (const m of messages) this.deliver(requestId !== undefined && isNullIdError(m) ? { ...m, id: requestId } : m, requestId);
     } finally {
       if (!streaming && requestId !== undefined && this.streams.get(requestId) === controller) this.streams.delete(requestId);
     }
@@ -284,4 +285,8 @@ export class StreamableHttpChannel implements Channel, StreamHost {
   private fields(): { server?: string } {
     return this.config.server === undefined ? {} : { server: this.config.server };
   }
+}
+
+function isNullIdError(message: JsonRpcMessage): boolean {
+  return !('method' in message) && 'error' in message && message.error !== undefined && (message as { id?: unknown }).id === null;
 }

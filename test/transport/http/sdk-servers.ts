@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { z } from 'zod';
 
 /** A local HTTP server under test, with what the tests look at. */
@@ -127,6 +129,41 @@ export async function startHandlerServer(): Promise<TestHttpServer> {
     },
     close: async () => {
       await handler.close();
+      await base.close();
+    },
+  };
+}
+
+/** The SDK v1 HTTP+SSE server: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
+export async function startSseServer(): Promise<TestHttpServer & { openStreams(): number }> {
+  const transports = new Map<string, SSEServerTransport>();
+  const base = await listen(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      const server = new McpServerV1({ name: 'sse-test', version: '1.0.0' });
+      res.on('close', () => {
+        transports.delete(transport.sessionId);
+        void server.close();
+      });
+      server.registerTool('echo', { description: 'Echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+      await server.connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get('sessionId') ?? '');
+    if (req.method === 'POST' && url.pathname === '/messages' && transport) return transport.handlePostMessage(req, res);
+    res.writeHead(404).end('no such session');
+  });
+  return {
+    ...base,
+    url: base.url.replace(/\/mcp$/, '/sse'),
+    get connections() {
+      return base.connections;
+    },
+    openStreams: () => transports.size,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close()));
       await base.close();
     },
   };

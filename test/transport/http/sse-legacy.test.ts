@@ -1,46 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { z } from 'zod';
 import { SseLegacyChannel } from '../../../src/transport/http/sse-legacy.js';
 import { closeReason, RawClient } from './raw-client.js';
-import { listen, type TestHttpServer } from './sdk-servers.js';
+import { listen, startSseServer, type TestHttpServer } from './sdk-servers.js';
 import { waitFor } from '../../support/fixtures.js';
-
-/** The SDK v1 HTTP+SSE server: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
-async function startSseServer(): Promise<TestHttpServer & { openStreams(): number }> {
-  const transports = new Map<string, SSEServerTransport>();
-  const base = await listen(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method === 'GET' && url.pathname === '/sse') {
-      const transport = new SSEServerTransport('/messages', res);
-      transports.set(transport.sessionId, transport);
-      const server = new McpServer({ name: 'sse-test', version: '1.0.0' });
-      res.on('close', () => {
-        transports.delete(transport.sessionId);
-        void server.close();
-      });
-      server.registerTool('echo', { description: 'Echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-      await server.connect(transport);
-      return;
-    }
-    const transport = transports.get(url.searchParams.get('sessionId') ?? '');
-    if (req.method === 'POST' && url.pathname === '/messages' && transport) return transport.handlePostMessage(req, res);
-    res.writeHead(404).end('no such session');
-  });
-  return {
-    ...base,
-    url: base.url.replace(/\/mcp$/, '/sse'),
-    get connections() {
-      return base.connections;
-    },
-    openStreams: () => transports.size,
-    close: async () => {
-      await Promise.all([...transports.values()].map((t) => t.close()));
-      await base.close();
-    },
-  };
-}
 
 describe('SseLegacyChannel (2024-11-05 HTTP+SSE) against the SDK v1 SSE server', () => {
   const servers: TestHttpServer[] = [];

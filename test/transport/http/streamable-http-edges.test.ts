@@ -188,7 +188,7 @@ describe('StreamableHttpChannel edge behaviour (hand-written servers)', () => {
     };
     const answer1 = await new RawClient(open(server.url, { auth })).request('tools/list');
     expect(answer1.result).toEqual({ ok: true });
-    expect(challenges).toEqual([{ status: 401, wwwAuthenticate: 'Bearer resource_metadata="http://127.0.0.1/x"', resourceUrl: new URL(server.url) }]);
+    expect(challenges).toEqual([{ status: 401, wwwAuthenticate: 'Bearer resource_metadata="http://127.0.0.1/x"', resourceUrl: new URL(server.url), authorization: 'Bearer stale' }]);
     expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer stale', 'Bearer fresh']);
   });
 

@@ -61,7 +61,19 @@ export function authMethodFor(as: oauth.AuthorizationServer, hasSecret: boolean)
 /** oauth4webapi's client authentication for a stored client. */
 export function clientAuth(client: StoredClient): oauth.ClientAuth {
   if (client.authMethod === 'none' || client.clientSecret === undefined) return oauth.None();
-  return client.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(client.clientSecret) : oauth.ClientSecretBasic(client.clientSecret);
+  return client.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(client.clientSecret) : secretBasic(client.clientSecret);
+}
+
+/**
+ * `client_secret_basic` with id and secret form-urlencoded as RFC 6749 §2.3.1 says, by the
+ * WHATWG serializer. The library also escapes `-_.!~*'()`, which authorization servers that
+ * do not decode the credentials (the SDK's among them) then refuse: "pre%2Dregistered".
+ */
+function secretBasic(secret: string): oauth.ClientAuth {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return (_as, client, _body, headers) => {
+    headers.set('authorization', `Basic ${Buffer.from(`${encode(client.client_id)}:${encode(secret)}`).toString('base64')}`);
+  };
 }
 
 /** oauth4webapi's view of a stored client. */
@@ -96,7 +108,7 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
       },
       libraryOptions(http, url),
     );
-    registered = await oauth.processDynamicClientRegistrationResponse(response);
+    registered = await oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response));
   } catch (error) {
     throw fromLibraryError(http, error, 'client registration endpoint', url);
   }
@@ -115,6 +127,25 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
   };
   if (secret !== undefined) client.clientSecret = secret;
   return client;
+}
+
+/**
+ * RFC 7591 requires `client_secret_expires_at` with a secret, but servers (the SDK's
+ * among them) leave it out; the library then refuses the whole registration. Missing,
+ * it is read as 0, "does not expire", which is what such a server means.
+ */
+async function withSecretExpiry(response: Response): Promise<Response> {
+  if (!response.ok) return response;
+  let body: unknown;
+  try {
+    body = await response.clone().json();
+  } catch {
+    return response; // the library reports what is wrong with it
+  }
+  const json = body as Record<string, unknown> | null;
+  if (typeof json !== 'object' || json === null || typeof json.client_secret !== 'string' || json.client_secret_expires_at !== undefined) return response;
+  await response.body?.cancel();
+  return new Response(JSON.stringify({ ...json, client_secret_expires_at: 0 }), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**

@@ -7,6 +7,8 @@ export interface DiscoveredResource {
   /** The `resource` value to send (RFC 8707): the resource identifier the metadata names. */
   resource: string;
   url: URL;
+  /** No metadata was published: a 2025-03-26 server, whose origin is its authorization server. */
+  legacy?: true;
 }
 
 /**
@@ -75,11 +77,9 @@ export async function discoverResource(http: OAuthHttp, serverUrl: URL, fromChal
     }
     return { metadata, resource: metadata.resource, url };
   }
-  throw authError(
-    http,
-    'protocol-error',
-    `the server asks for authorization but publishes no protected resource metadata (tried ${tried.join(', ')})`,
-  );
+  // A 2025-03-26 server has no resource metadata: its own origin is the authorization server.
+  const origin = serverUrl.origin;
+  return { metadata: { resource: serverUrl.href, authorization_servers: [origin] }, resource: serverUrl.href, url: serverUrl, legacy: true };
 }
 
 /**
@@ -102,7 +102,7 @@ export function authorizationServerMetadataUrls(issuer: URL): URL[] {
  * Fetches an authorization server's metadata, checks that its `issuer` is the one the
  * resource named (RFC 8414 §3.3) and that it supports what MCP requires (PKCE S256).
  */
-export async function discoverAuthorizationServer(http: OAuthHttp, issuer: string): Promise<oauth.AuthorizationServer> {
+export async function discoverAuthorizationServer(http: OAuthHttp, issuer: string, defaultEndpoints = false): Promise<oauth.AuthorizationServer> {
   let issuerUrl: URL;
   try {
     issuerUrl = new URL(issuer);
@@ -119,7 +119,8 @@ export async function discoverAuthorizationServer(http: OAuthHttp, issuer: strin
     }
     let metadata: oauth.AuthorizationServer;
     try {
-      metadata = await oauth.processDiscoveryResponse(issuerUrl, response);
+      // A 2025-03-26 server's origin is only where its metadata lives, not an issuer it names: the metadata's own issuer stands.
+      metadata = await oauth.processDiscoveryResponse(defaultEndpoints ? await claimedIssuer(response, issuerUrl) : issuerUrl, response);
     } catch (error) {
       if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
         const claimed = (error.cause as { body?: { issuer?: unknown } } | undefined)?.body?.issuer;
@@ -135,7 +136,21 @@ export async function discoverAuthorizationServer(http: OAuthHttp, issuer: strin
     assertUsable(http, metadata);
     return metadata;
   }
+  if (defaultEndpoints) {
+    // The 2025-03-26 fallback: /authorize, /token and /register at the server's origin.
+    const at = (path: string) => new URL(path, issuerUrl.origin).href;
+    return { issuer, authorization_endpoint: at('/authorize'), token_endpoint: at('/token'), registration_endpoint: at('/register'), code_challenge_methods_supported: ['S256'] };
+  }
   throw authError(http, 'protocol-error', `no metadata for the authorization server ${issuer} (tried ${tried.join(', ')})`);
+}
+
+async function claimedIssuer(response: Response, fallback: URL): Promise<URL> {
+  try {
+    const issuer = ((await response.clone().json()) as { issuer?: unknown } | null)?.issuer;
+    return typeof issuer === 'string' ? new URL(issuer) : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 function assertUsable(http: OAuthHttp, as: oauth.AuthorizationServer): void {

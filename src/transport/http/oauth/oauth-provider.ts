@@ -155,7 +155,7 @@ class McpOAuthProvider implements OAuthProvider {
     const record = this.record;
     if (record?.tokens) {
       try {
-        const as = await this.authorizationServer(record.issuer);
+        const as = await this.authorizationServer(record.issuer, record.legacy === true);
         if (typeof as.revocation_endpoint === 'string') {
           const url = new URL(as.revocation_endpoint);
           for (const token of [record.tokens.refreshToken, record.tokens.accessToken]) {
@@ -239,10 +239,11 @@ class McpOAuthProvider implements OAuthProvider {
     return 'retry';
   }
 
-  private async authorizationServer(issuer: string): Promise<oauth.AuthorizationServer> {
+  /** `legacy`: the 2025-03-26 rules (the server's origin, no issuer check, default endpoints). */
+  private async authorizationServer(issuer: string, legacy: boolean): Promise<oauth.AuthorizationServer> {
     let as = this.metadata.get(issuer);
     if (!as) {
-      as = await discoverAuthorizationServer(this.http, issuer);
+      as = await discoverAuthorizationServer(this.http, issuer, legacy);
       this.metadata.set(issuer, as);
     }
     return as;
@@ -252,7 +253,7 @@ class McpOAuthProvider implements OAuthProvider {
     const record = this.record;
     const refreshToken = record?.tokens?.refreshToken;
     if (!record?.tokens || refreshToken === undefined) throw this.needsLogin();
-    const as = await this.authorizationServer(record.issuer);
+    const as = await this.authorizationServer(record.issuer, record.legacy === true);
     const url = new URL(as.token_endpoint as string);
     let result: oauth.TokenEndpointResponse;
     try {
@@ -288,7 +289,7 @@ class McpOAuthProvider implements OAuthProvider {
     const servers = discovered.metadata.authorization_servers as string[];
     // Registration and tokens belong to one authorization server; keep using the one we know.
     const issuer = earlier && servers.includes(earlier.issuer) ? earlier.issuer : servers[0];
-    const as = await this.authorizationServer(issuer);
+    const as = await this.authorizationServer(issuer, discovered.legacy === true);
     const redirectUri = redirectOverride ?? this.options.redirectUri ?? this.config.redirectUri ?? (await loopbackRedirectUri());
     const client = await resolveClient(
       this.http,
@@ -298,7 +299,7 @@ class McpOAuthProvider implements OAuthProvider {
       redirectUri,
       this.options.clientName ?? 'lazy-mcp',
     );
-    const base: OAuthRecord = { version: 1, server: this.server, resource: discovered.resource, issuer, client };
+    const base: OAuthRecord = { version: 1, server: this.server, resource: discovered.resource, issuer, client, ...(discovered.legacy ? { legacy: true } : {}) };
     const kept = earlier?.issuer === issuer && earlier.resource === discovered.resource ? earlier.tokens : undefined;
     // The registration is kept even if the user never completes the authorization.
     if (client !== earlier?.client) await this.save(kept ? { ...base, tokens: kept } : base);

@@ -41,6 +41,8 @@ export interface OAuthRecord {
   issuer: string;
   client: StoredClient;
   tokens?: StoredTokens;
+  /** The server published no resource metadata (2025-03-26): `issuer` is its origin. */
+  legacy?: true;
 }
 
 /**

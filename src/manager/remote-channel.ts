@@ -1,0 +1,24 @@
+import type { Channel } from '../transport/channel.js';
+import type { AuthProvider } from '../transport/http/auth-provider.js';
+import { createHttpChannel } from '../transport/http/create-http-channel.js';
+import type { ResolvedRemoteServer } from './config.js';
+
+/**
+ * The channel of a remote entry. Its headers were expanded by the config already; the
+ * per-request time-out is the client's (the slot passes the entry's `timeout` to it).
+ * Aborting `signal` (a shutdown during the start) closes the channel.
+ */
+export function openRemoteChannel(
+  config: ResolvedRemoteServer,
+  options: { name: string; maxMessageBytes?: number; auth?: AuthProvider; signal: AbortSignal },
+): Channel {
+  return createHttpChannel(
+    { transport: config.transport, url: config.url, headers: config.headers },
+    {
+      name: options.name,
+      signal: options.signal,
+      ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
+      ...(options.auth === undefined ? {} : { auth: options.auth }),
+    },
+  );
+}
