@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Tool } from '../protocol/types.js';
+import type { Prompt, Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
+import { isServerDescription, type ServerDescription } from './server-description.js';
 import { sanitize, shortHash } from './tool-names.js';
 
 const FORMAT = 'lazy-mcp/tool-manifest@1';
@@ -16,6 +17,16 @@ export interface ManifestEntry {
   serverVersion: string;
   savedAt: string;
   tools: Tool[];
+  /** The server's prompts; absent when they were not listed (an entry written before prompts were kept). */
+  prompts?: Prompt[];
+  /** What the server said about itself at that start. */
+  description?: ServerDescription;
+}
+
+/** What is saved beside the tools. */
+export interface ManifestExtras {
+  prompts?: Prompt[];
+  description?: ServerDescription;
 }
 
 /** Reports a cache problem; the cache never throws at its callers. */
@@ -63,7 +74,9 @@ export class ManifestCache {
         typeof entry.key === 'string' &&
         typeof entry.serverVersion === 'string' &&
         Array.isArray(entry.tools) &&
-        entry.tools.every((t) => typeof t?.name === 'string' && typeof t.inputSchema === 'object' && t.inputSchema !== null);
+        entry.tools.every((t) => typeof t?.name === 'string' && typeof t.inputSchema === 'object' && t.inputSchema !== null) &&
+        (entry.prompts === undefined || (Array.isArray(entry.prompts) && entry.prompts.every((p) => typeof p?.name === 'string'))) &&
+        (entry.description === undefined || isServerDescription(entry.description));
       if (!valid) {
         this.onProblem(server, `ignoring the tool cache of server "${server}": unknown format`);
         return undefined;
@@ -75,8 +88,8 @@ export class ManifestCache {
     }
   }
 
-  save(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
-    return this.inOrder(server, () => this.write(server, key, serverVersion, tools));
+  save(server: string, key: string, serverVersion: string, tools: Tool[], extras: ManifestExtras = {}): Promise<void> {
+    return this.inOrder(server, () => this.write(server, key, serverVersion, tools, extras));
   }
 
   invalidate(server: string): Promise<void> {
@@ -92,8 +105,8 @@ export class ManifestCache {
     return next;
   }
 
-  private async write(server: string, key: string, serverVersion: string, tools: Tool[]): Promise<void> {
-    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools };
+  private async write(server: string, key: string, serverVersion: string, tools: Tool[], extras: ManifestExtras): Promise<void> {
+    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...extras };
     const file = this.fileOf(server);
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {

@@ -20,6 +20,7 @@ export class ToolIndex {
   private readonly prefixes: Map<string, string>;
   private readonly byServer = new Map<string, ManagedTool[]>();
   private readonly byName = new Map<string, ManagedTool>();
+  private readonly byRaw = new Map<string, Map<string, ManagedTool>>();
   /** `server\0tool` pairs already reported as listed twice, so a re-listing does not repeat it. */
   private readonly reported = new Set<string>();
 
@@ -49,6 +50,7 @@ export class ToolIndex {
     const names = publicToolNames(server, prefix, [...first.keys()]);
     const managed = this.visible(server, [...first.values()]).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
+    this.byRaw.set(server, new Map(managed.map((entry) => [entry.tool.name, entry])));
     for (const entry of managed) this.byName.set(entry.name, entry);
   }
 
@@ -66,6 +68,12 @@ export class ToolIndex {
   clear(server: string): void {
     for (const entry of this.byServer.get(server) ?? []) this.byName.delete(entry.name);
     this.byServer.delete(server);
+    this.byRaw.delete(server);
+  }
+
+  /** The server's own definition of a raw tool name, when known and let through. */
+  definition(server: string, rawName: string): ManagedTool | undefined {
+    return this.byRaw.get(server)?.get(rawName);
   }
 
   /** The server's tools, or undefined when they are not known yet. */
@@ -101,7 +109,7 @@ export class ToolIndex {
 }
 
 /** The `limit` values whose keys are within a bounded edit distance of `query`, best first. */
-function closest(query: string, candidates: readonly [key: string, value: string][], limit: number): string[] {
+export function closest(query: string, candidates: readonly [key: string, value: string][], limit: number): string[] {
   const q = query.slice(0, MAX_COMPARED);
   const bound = Math.min(MAX_DISTANCE, Math.max(3, Math.floor(q.length / 3)));
   const rows: [Int32Array, Int32Array] = [new Int32Array(MAX_COMPARED + 2), new Int32Array(MAX_COMPARED + 2)];
