@@ -6,6 +6,8 @@ interface Topic {
   listeners: Set<OnUpdated>;
   /** The subscribe request, shared by every subscriber that comes while it is in flight. */
   subscribed: Promise<void>;
+  /** The connection the server accepted it on; a later connection must be told again. */
+  on?: McpClient;
 }
 
 /**
@@ -28,7 +30,11 @@ export class Subscriptions {
     if (!byUri) this.topics.set(server, (byUri = new Map()));
     let topic = byUri.get(uri);
     if (!topic) {
-      const fresh: Topic = { listeners: new Set(), subscribed: this.run(server, (client) => client.subscribeResource(uri)) };
+      const fresh: Topic = { listeners: new Set(), subscribed: Promise.resolve() };
+      fresh.subscribed = this.run(server, async (client) => {
+        await client.subscribeResource(uri);
+        fresh.on = client;
+      });
       topic = fresh;
       byUri.set(uri, fresh);
       // A refused subscription is forgotten, so the next subscriber asks again.
@@ -60,7 +66,12 @@ export class Subscriptions {
 
   /** A new connection to a server: its live topics are subscribed again (best effort). */
   reconnected(server: string, client: McpClient): void {
-    for (const uri of this.topics.get(server)?.keys() ?? []) void client.subscribeResource(uri).catch(() => undefined);
+    for (const [uri, topic] of this.topics.get(server) ?? []) {
+      // A subscription still in flight is being made on this connection already.
+      if (topic.on === undefined || topic.on === client) continue;
+      topic.on = client;
+      void client.subscribeResource(uri).catch(() => undefined);
+    }
   }
 
   /** Whether anyone still listens to this uri. */
