@@ -110,6 +110,19 @@ export class HostRouter {
   }
 }
 
+/**
+ * The handlers for one tool call: their context names the call as its caller made it
+ * (the public name), whichever path the question took.
+ */
+export function forCall(handlers: HostHandlers, toolCall: { name: string; arguments: object }): HostHandlers {
+  const out: HostHandlers = {};
+  const { elicitation, sampling, roots } = handlers;
+  if (elicitation) out.elicitation = (request, ctx) => elicitation(request, { ...ctx, toolCall });
+  if (sampling) out.sampling = (request, ctx) => sampling(request, { ...ctx, toolCall });
+  if (roots) out.roots = (ctx) => roots({ ...ctx, toolCall });
+  return out;
+}
+
 function withCall(ctx: HostRequestContext, toolCall: { name: string; arguments: object } | undefined): HostRequestContext {
   return toolCall && !ctx.toolCall ? { ...ctx, toolCall } : ctx;
 }

@@ -22,7 +22,7 @@ import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { CallBudget } from './call-budget.js';
 import { parseConfig, type ServerEntry } from './config.js';
-import { type Caller, type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
+import { type Caller, type DeclaredCapabilities, forCall, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
 import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-requests.js';
 import type { ManagedPrompt } from './prompt-index.js';
 import type { ServerDescription } from './server-description.js';
@@ -443,13 +443,14 @@ export class McpServerManager extends EventEmitter {
       // A filtered tool does not exist for the caller: the server is never asked.
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
-    const leave = this.router.enter(slot.name, caller, { name: publicName ?? tool, arguments: args });
+    const toolCall = { name: publicName ?? tool, arguments: args };
+    const leave = this.router.enter(slot.name, caller, toolCall);
     try {
       const result = await slot.run(async (client, touch, left) => {
         // The definition is known once the server has started (its tools are listed first).
         const definition = this.index.definition(slot.name, tool)?.tool;
         if (definition) checkArguments(slot.name, definition, args, publicName);
-        const answer = await client.callTool(tool, args, { ...withActivity(left, touch), handlers: caller.handlers });
+        const answer = await client.callTool(tool, args, { ...withActivity(left, touch), handlers: forCall(caller.handlers, toolCall) });
         if (definition) checkResult(slot.name, definition, answer);
         return answer;
       }, options);
