@@ -15,7 +15,10 @@ export type Command =
   | { name: 'call'; tool: string; args?: string; argsFile?: string; timeout?: number }
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number }
-  | { name: 'status' };
+  | { name: 'status' }
+  | { name: 'prompts'; servers: string[] }
+  | { name: 'prompt'; prompt: string; args?: string; timeout?: number }
+  | { name: 'tool'; tool: string };
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -37,6 +40,9 @@ Usage:
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--json]
   lazy-mcp status [--json]
+  lazy-mcp prompts [--server S]... [--json]
+  lazy-mcp prompt <public-name> [json-args] [--timeout MS] [--json]
+  lazy-mcp tool <public-name> [--json]
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -44,6 +50,9 @@ Commands:
   resources   list the servers' resources and resource templates
   read        read one resource of one server
   status      start the servers as "tools" does, then show each one's state
+  prompts     list every prompt: public name, server, arguments, description
+  prompt      get one prompt by its public name, its arguments as a JSON object of strings
+  tool        show one tool's description and input schema
 
 Options:
   --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
@@ -80,7 +89,12 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   resources: { options: ['server'], required: [], optional: [] },
   read: { options: ['timeout'], required: ['server', 'uri'], optional: [] },
   status: { options: [], required: [], optional: [] },
+  prompts: { options: ['server'], required: [], optional: [] },
+  prompt: { options: ['timeout'], required: ['public-name'], optional: ['json-args'] },
+  tool: { options: [], required: ['public-name'], optional: [] },
 };
+
+const COMMAND_LIST = 'tools, call, resources, read, status, prompts, prompt and tool';
 
 const GLOBAL: OptionName[] = ['config', 'cache-dir', 'json', 'verbose', 'help', 'version'];
 
@@ -98,8 +112,8 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   if (values.version) return { action: 'version' };
 
   const [name, ...rest] = positionals;
-  if (name === undefined) throw new UsageError('no command given; the commands are tools, call, resources, read and status');
-  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; the commands are tools, call, resources, read and status`);
+  if (name === undefined) throw new UsageError(`no command given; the commands are ${COMMAND_LIST}`);
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; the commands are ${COMMAND_LIST}`);
   const spec = COMMANDS[name as Command['name']];
 
   for (const option of Object.keys(values) as OptionName[]) {
@@ -122,6 +136,9 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     tools: () => ({ name: 'tools', servers }),
     resources: () => ({ name: 'resources', servers }),
     status: () => ({ name: 'status' }),
+    prompts: () => ({ name: 'prompts', servers }),
+    prompt: () => ({ name: 'prompt', prompt: rest[0], ...(rest[1] === undefined ? {} : { args: rest[1] }), ...timeout }),
+    tool: () => ({ name: 'tool', tool: rest[0] }),
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeout }),
     call: () => {
       if (rest[1] !== undefined && values['args-file'] !== undefined) throw new UsageError('give the call arguments either as json-args or with --args-file, not both');

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { McpServerManager, ServerStatus } from '../index.js';
+import { McpError } from '../errors.js';
+import type { ContentBlock, McpServerManager, ServerStatus } from '../index.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
-import { errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
+import { describeContent, errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
 import type { Reporter } from './reporter.js';
 
 /** What a command works with; `print` is stdout, the only place results go. */
@@ -29,6 +30,12 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
       return readResource(command, ctx);
     case 'status':
       return showStatus(ctx);
+    case 'prompts':
+      return listPrompts(command.servers, ctx);
+    case 'prompt':
+      return getPrompt(command, ctx);
+    case 'tool':
+      return showTool(command.tool, ctx);
   }
 }
 
@@ -94,6 +101,46 @@ async function readResource(command: Extract<Command, { name: 'read' }>, ctx: Co
     signal: ctx.signal,
   });
   ctx.print(ctx.json ? JSON.stringify(result, null, 2) : formatReadResult(result));
+  return 0;
+}
+
+async function listPrompts(servers: string[], ctx: CommandContext): Promise<number> {
+  const prompts = await ctx.manager.listPrompts(servers.length > 0 ? { servers } : {});
+  if (ctx.json) ctx.print(JSON.stringify(prompts, null, 2));
+  else if (prompts.length > 0) {
+    const argumentsOf = (p: (typeof prompts)[number]) => (p.prompt.arguments ?? []).map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ');
+    ctx.print(table(['PROMPT', 'SERVER', 'ARGUMENTS', 'DESCRIPTION'], prompts.map((p) => [p.name, p.server, argumentsOf(p), firstLine(p.prompt.description)]), ctx.width));
+  }
+  return reportProblems(ctx, servers);
+}
+
+async function getPrompt(command: Extract<Command, { name: 'prompt' }>, ctx: CommandContext): Promise<number> {
+  const args = command.args === undefined ? {} : parseToolArguments(command.args, 'json-args');
+  const wrong = Object.entries(args).find(([, v]) => typeof v !== 'string');
+  if (wrong) throw new UsageError(`prompt arguments are strings; json-args ${JSON.stringify(wrong[0])} is ${JSON.stringify(wrong[1])}`);
+  const result = await ctx.manager.getPrompt(command.prompt, args as Record<string, string>, {
+    ...(command.timeout === undefined ? {} : { timeout: command.timeout }),
+    signal: ctx.signal,
+  });
+  if (ctx.json) ctx.print(JSON.stringify(result, null, 2));
+  else ctx.print(result.messages.map((m) => `${m.role}:\n${describeContent(m.content as ContentBlock)}`).join('\n\n'));
+  return 0;
+}
+
+/** One tool's description and input schema, found as `call` would find it (starting at most its server). */
+async function showTool(name: string, ctx: CommandContext): Promise<number> {
+  const tools = await ctx.manager.listTools();
+  const found = tools.find((t) => t.name === name);
+  if (!found) {
+    const near = (await ctx.manager.searchTools(name, { limit: 3 })).map((t) => t.name);
+    throw new McpError('unknown-tool', `no tool named ${JSON.stringify(name)}${near.length > 0 ? `; did you mean ${near.join(', ')}?` : ''}`, {});
+  }
+  if (ctx.json) ctx.print(JSON.stringify(found, null, 2));
+  else {
+    const { tool } = found;
+    const head = `${found.name} (server ${JSON.stringify(found.server)}, tool ${JSON.stringify(tool.name)})${tool.title ? ` — ${tool.title}` : ''}`;
+    ctx.print([head, '', tool.description ?? '(no description)', '', 'Input schema:', JSON.stringify(tool.inputSchema, null, 2)].join('\n'));
+  }
   return 0;
 }
 

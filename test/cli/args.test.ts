@@ -25,8 +25,8 @@ describe('parseCommandLine', () => {
   });
 
   it.each([
-    [[], 'no command given; the commands are tools, call, resources, read and status'],
-    [['list'], 'unknown command "list"; the commands are tools, call, resources, read and status'],
+    [[], 'no command given; the commands are tools, call, resources, read, status, prompts, prompt and tool'],
+    [['list'], 'unknown command "list"; the commands are tools, call, resources, read, status, prompts, prompt and tool'],
     [['status', '--server', 'x'], 'option --server does not apply to "status"'],
     [['read', 'fs'], '"read" needs <server> <uri>'],
     [['status', 'extra'], 'unexpected argument "extra" for "status"'],
