@@ -160,6 +160,7 @@ export class McpServerManager extends EventEmitter {
       catalog: this.catalog,
       router: this.router,
       subscriptions: this.subscriptions,
+      note: (server, data) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
     });
     // After the constructor returns, so listeners attached right away see the events.
     queueMicrotask(() => {

@@ -23,6 +23,8 @@ export interface PoolContext {
   readonly catalog: ToolCatalog;
   readonly router: HostRouter;
   readonly subscriptions: Subscriptions;
+  /** Tells the host something it asked for did not happen as asked (a `log` event). */
+  note(server: string, message: string): void;
 }
 
 /** Options of `complete`: the request's options and the other arguments already given. */
@@ -102,7 +104,10 @@ export class PoolRequests {
     if (!(LOG_LEVELS as readonly string[]).includes(level)) {
       throw new McpError('invalid-arguments', `setLogLevel level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level) ?? String(level)}`, { server });
     }
-    await slot.run((client, _touch, left) => client.setLogLevel(level, left), options);
+    await slot.run(async (client, _touch, left) => {
+      if (client.era === '2026') this.pool.note(server, `setLogLevel(${JSON.stringify(level)}) sent nothing: revision 2026-07-28 has no logging/setLevel (a log level travels per request)`);
+      await client.setLogLevel(level, left);
+    }, options);
   }
 
   /** Finds the server and raw prompt behind a public prompt name, starting at most that one server. */

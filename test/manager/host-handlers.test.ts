@@ -124,4 +124,12 @@ describe('host handlers, 2026 era (multi round-trip requests)', () => {
     const wrong = manager.session({ handlers: { elicitation: async () => ({ action: 'accept', content: { name: 7 } }) } });
     expect(JSON.parse(textOf(await wrong.callTool('mcp__m__ask', { who: 'y' }))).answer).toEqual({ action: 'decline' });
   });
+
+  it('setLogLevel sends nothing to a 2026 server and says so in a log event', async () => {
+    const manager = manage({}, { m: fixture('modern-asks.mjs') });
+    const notes: unknown[] = [];
+    manager.on('log', ({ server, logger, data }) => logger === 'lazy-mcp' && notes.push([server, data]));
+    await manager.setLogLevel('m', 'debug');
+    expect(notes).toEqual([['m', expect.stringContaining('revision 2026-07-28 has no logging/setLevel')]]);
+  });
 });
