@@ -138,6 +138,18 @@ describe('completion, subscriptions, server info, log level', () => {
     expect(seen).toEqual([]);
   });
 
+  it('a restarted server is subscribed again', async () => {
+    const { manager } = manage({ mcpServers: { f: features() } });
+    const seen: string[] = [];
+    const stop = await manager.subscribeResource('f', 'mem://a', (uri) => seen.push(uri));
+    await manager.restart('f');
+    const record = JSON.parse(textOf(await manager.callTool('mcp__f__record')));
+    expect(record.subscribed).toEqual(['mem://a']);
+    await manager.callTool('mcp__f__touch', { uri: 'mem://a' });
+    expect(await waitFor(() => seen.length === 1, 5000)).toBe(true);
+    await stop();
+  });
+
   it('resourcesChanged, serverInfo from the running server and setLogLevel', async () => {
     const { manager, starts } = manage({ mcpServers: { f: features(), e: fixture('echo-server.mjs') } });
     const changed: string[] = [];
