@@ -154,7 +154,6 @@ export class McpServerManager extends EventEmitter {
     this.requests = new PoolRequests({
       assertOpen: () => this.assertOpen(),
       slot: (server, view) => this.slot(server, view),
-      configured: (view) => [...this.slots.keys()].filter((s) => !view || view.has(s)),
       usable: (view) => this.enabledSlots(view).filter((slot) => !slot.coolingDown),
       each: (slots, work) => this.each(slots, work),
       catalog: this.catalog,

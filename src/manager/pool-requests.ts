@@ -15,7 +15,6 @@ type View = ReadonlySet<string> | undefined;
 export interface PoolContext {
   assertOpen(): void;
   slot(server: string, view?: View): ServerSlot;
-  configured(view: View): string[];
   /** Enabled servers of a view that may start now (not cooling down). */
   usable(view: View): ServerSlot[];
   /** Runs `work` for each slot in parallel, leaving out those that fail. */
