@@ -454,7 +454,11 @@ export class McpClient extends EventEmitter {
         Object.entries(decoded.inputRequests).map(async ([key, input]) => {
           inputResponses[key] = await this.answerModern(input.method, input.params, scope, signal, phase);
         }),
-      );
+      ).catch((error: unknown) => {
+        // A handler that gave up because the call was cancelled: the call's own outcome is `cancelled`.
+        if (signal.aborted) throw this.engine.errors.cancelled({ label, phase }, signal);
+        throw error;
+      });
       retry = { inputResponses, ...(decoded.requestState === undefined ? {} : { requestState: decoded.requestState }) };
     }
   }

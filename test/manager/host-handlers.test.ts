@@ -1,6 +1,6 @@
 import { McpServerManager, type ManagerOptions } from '../../src/manager/manager.js';
 import type { ElicitRequest, HostRequestContext } from '../../src/protocol/types.js';
-import { fixture, textOf } from '../support/fixtures.js';
+import { fixture, textOf, waitFor } from '../support/fixtures.js';
 
 const managers: McpServerManager[] = [];
 afterEach(async () => {
@@ -65,8 +65,8 @@ describe('host handlers, legacy era over stdio', () => {
     const one = manager.session({ handlers: { elicitation: answers('one', log) } });
     const two = manager.session({ handlers: { elicitation: answers('two', log) } });
     const [a, b] = await Promise.all([
-      one.callTool('mcp__f__ask', { message: 'A?', waitMs: 300 }),
-      two.callTool('mcp__f__ask', { message: 'B?', waitMs: 300 }),
+      one.callTool('mcp__f__ask', { message: 'A?', together: 2 }),
+      two.callTool('mcp__f__ask', { message: 'B?', together: 2 }),
     ]);
     expect([answerOf(a).result.content.name, answerOf(b).result.content.name]).toEqual(['manager', 'manager']);
     // Ambiguous: no tool call is named either.
@@ -78,7 +78,7 @@ describe('host handlers, legacy era over stdio', () => {
     const manager = manage({ capabilities: { elicitation: true } });
     const one = manager.session({ handlers: { elicitation: answers('one', log) } });
     const two = manager.session({ handlers: { elicitation: answers('two', log) } });
-    const results = await Promise.all([one.callTool('mcp__f__ask', { waitMs: 300 }), two.callTool('mcp__f__ask', { waitMs: 300 })]);
+    const results = await Promise.all([one.callTool('mcp__f__ask', { together: 2 }), two.callTool('mcp__f__ask', { together: 2 })]);
     expect(results.map((r) => answerOf(r).result)).toEqual([{ action: 'decline' }, { action: 'decline' }]);
     expect(log).toEqual([]);
     expect(Object.keys(JSON.parse(textOf(await manager.callTool('mcp__f__record'))).clientCapabilities)).toEqual(['elicitation']);
@@ -123,6 +123,38 @@ describe('host handlers, 2026 era (multi round-trip requests)', () => {
     expect(JSON.parse(textOf(await manager.session().callTool('mcp__m__ask', { who: 'x' }))).answer).toEqual({ action: 'decline' });
     const wrong = manager.session({ handlers: { elicitation: async () => ({ action: 'accept', content: { name: 7 } }) } });
     expect(JSON.parse(textOf(await wrong.callTool('mcp__m__ask', { who: 'y' }))).answer).toEqual({ action: 'decline' });
+  });
+
+  it("cancelling the call aborts its handler's signal", async () => {
+    const manager = manage({ capabilities: { elicitation: true } }, { m: fixture('modern-asks.mjs') });
+    let handlerSignal: AbortSignal | undefined;
+    const controller = new AbortController();
+    let outcome: unknown;
+    const asked = new Promise<void>((resolve) => {
+      const chat = manager.session({
+        handlers: {
+          elicitation: (_request, ctx) => {
+            handlerSignal = ctx.signal;
+            resolve();
+            return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+          },
+        },
+      });
+      void chat.callTool('mcp__m__ask_forever', {}, { signal: controller.signal }).catch((e) => (outcome = e));
+    });
+    await asked;
+    expect(handlerSignal!.aborted).toBe(false);
+    controller.abort();
+    expect(await waitFor(() => outcome !== undefined, 5000)).toBe(true);
+    expect(handlerSignal!.aborted).toBe(true);
+    expect(outcome).toMatchObject({ code: 'cancelled' });
+  });
+
+  it('prompts and server info in the 2026 era', async () => {
+    const manager = manage({}, { m: fixture('modern-asks.mjs') });
+    expect((await manager.listPrompts()).map((p) => p.name)).toEqual(['mcp__m__hello']);
+    expect((await manager.session().getPrompt('mcp__m__hello', { who: 'Ada' })).messages[0].content).toEqual({ type: 'text', text: 'Hello Ada' });
+    expect(await manager.serverInfo('m')).toMatchObject({ era: '2026', protocolVersion: '2026-07-28', instructions: 'Modern.', serverInfo: { name: 'modern-asks' } });
   });
 
   it('setLogLevel sends nothing to a 2026 server and says so in a log event', async () => {
