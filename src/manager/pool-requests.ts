@@ -55,6 +55,7 @@ export class PoolRequests {
     if (typeof name !== 'string') throw new McpError('invalid-arguments', `getPrompt name must be a string, got ${JSON.stringify(name) ?? String(name)}`, {});
     const budget = new CallBudget(options);
     const target = await budget.wait(this.routePrompt(name, view, options.signal), `prompts/get ${JSON.stringify(name)}`, this.pool.catalog.prompts.serverOf(name));
+    checkPromptArguments(target, args);
     const slot = this.pool.slot(target.server);
     const leave = this.pool.router.enter(slot.name, caller);
     try {
@@ -131,4 +132,18 @@ export class PoolRequests {
       phase: 'prompts/get',
     });
   }
+}
+
+/** Prompt arguments are strings, and the ones the prompt requires must be there: checked before anything is sent. */
+function checkPromptArguments(target: ManagedPrompt, args: Record<string, string>): void {
+  const fail = (why: string) =>
+    new McpError('invalid-arguments', `${serverLabel(target.server)}invalid arguments for prompt ${JSON.stringify(target.name)}: ${why}`, {
+      server: target.server,
+      phase: 'prompts/get',
+    });
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw fail(`the arguments must be an object of strings, got ${JSON.stringify(args) ?? String(args)}`);
+  const wrong = Object.entries(args).find(([, value]) => typeof value !== 'string');
+  if (wrong) throw fail(`\`${wrong[0]}\` must be a string, got ${JSON.stringify(wrong[1]) ?? String(wrong[1])} (${typeof wrong[1]})`);
+  const missing = (target.prompt.arguments ?? []).filter((a) => a.required === true && !Object.hasOwn(args, a.name)).map((a) => `\`${a.name}\` is required`);
+  if (missing.length > 0) throw fail(missing.join('; '));
 }

@@ -36,6 +36,12 @@ describe('prompts', () => {
     expect(error.message).toBe('server "f": no prompt named "mcp__f__gret"; did you mean mcp__f__greet?');
     expect(starts).toEqual(['f']);
     await expect(manager.getPrompt('nothing-like-it')).rejects.toMatchObject({ code: 'unknown-prompt' });
+    const missing = await manager.getPrompt('mcp__f__greet').catch((e) => e);
+    expect(missing).toMatchObject({ code: 'invalid-arguments', message: 'server "f": invalid arguments for prompt "mcp__f__greet": `who` is required' });
+    await expect(manager.getPrompt('mcp__f__greet', { who: 3 as never })).rejects.toMatchObject({
+      code: 'invalid-arguments',
+      message: expect.stringContaining('`who` must be a string, got 3 (number)'),
+    });
     // A tool's name is not a prompt's.
     await expect(manager.getPrompt('mcp__f__ask')).rejects.toMatchObject({ code: 'unknown-prompt' });
   });
