@@ -76,6 +76,9 @@ describe('the client surface against server-everything', () => {
       expect(textOf(result)).toContain('Ada Lovelace');
       // requestedSchema's default for firstLine was filled in before the answer was sent.
       expect(textOf(result)).toContain('It was a dark and stormy night.');
+      // URL mode reaches the handler as such.
+      await chat.callTool('mcp__every__trigger-url-elicitation', { url: 'https://example.test/login' });
+      expect(asked[1].request).toMatchObject({ mode: 'url', url: 'https://example.test/login', elicitationId: expect.any(String) });
     } finally {
       await declared.shutdown();
     }
