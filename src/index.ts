@@ -7,16 +7,28 @@ export type {
   CallOptions,
   AudioContent,
   CallToolResult,
+  Completion,
   ContentBlock,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
   EmbeddedResource,
+  GetPromptResult,
+  HostHandlers,
+  HostRequestContext,
   ImageContent,
   Implementation,
   LogMessage,
   Progress,
+  Prompt,
+  PromptRef,
+  ProtocolEra,
   ReadResourceResult,
   Resource,
   ResourceLink,
   ResourceTemplate,
+  ResourceTemplateRef,
   Root,
   ServerCapabilities,
   TextContent,
@@ -31,6 +43,10 @@ export type { ServerMetrics } from './manager/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';
+export type { ManagedPrompt } from './manager/prompt-index.js';
+export type { ServerDescription } from './manager/server-description.js';
+export type { CompleteOptions, LogLevel } from './manager/pool-requests.js';
+export type { DeclaredCapabilities } from './manager/host-handlers.js';
 export { ToolSession } from './manager/session.js';
 export type { ToolFilter } from './manager/tool-filter.js';
 export { defaultStateDir } from './manager/state-dir.js';

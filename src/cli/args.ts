@@ -23,7 +23,9 @@ export type Command =
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number; maxTime?: number }
   | { name: 'status'; watch?: { intervalMs: number } }
-  | { name: 'login'; server: string };
+  | { name: 'login'; server: string }
+  | { name: 'prompts'; servers: string[] }
+  | { name: 'prompt'; prompt: string; args?: string; timeout?: number; maxTime?: number };
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -49,6 +51,8 @@ Usage:
   lazy-mcp read <server> <uri> [--timeout MS] [--max-time MS] [--json]
   lazy-mcp status [--watch [--interval MS]] [--json]
   lazy-mcp login <server>
+  lazy-mcp prompts [--server S]... [--json]
+  lazy-mcp prompt <public-name> [json-args] [--timeout MS] [--json]
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -61,6 +65,8 @@ Commands:
               keep showing each one's state and figures, following config edits, until
               Ctrl-C or the end of stdin
   login       authorize lazy-mcp with a remote (OAuth) server: prints the URL to open
+  prompts     list every prompt: public name, server, arguments, description
+  prompt      get one prompt by its public name, its arguments as a JSON object of strings
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
@@ -109,9 +115,11 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   read: { options: ['timeout', 'max-time'], required: ['server', 'uri'], optional: [] },
   status: { options: ['watch', 'interval'], required: [], optional: [] },
   login: { options: [], required: ['server'], optional: [] },
+  prompts: { options: ['server'], required: [], optional: [] },
+  prompt: { options: ['timeout', 'max-time'], required: ['public-name'], optional: ['json-args'] },
 };
 
-const COMMAND_LIST = 'tools, tool, call, resources, read and status';
+const COMMAND_LIST = 'tools, tool, call, resources, read, status, login, prompts and prompt';
 
 const GLOBAL: OptionName[] = ['config', 'from', 'cache-dir', 'json', 'verbose', 'help', 'version'];
 
@@ -168,6 +176,8 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     },
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeouts }),
     login: () => ({ name: 'login', server: rest[0] }),
+    prompts: () => ({ name: 'prompts', servers }),
+    prompt: () => ({ name: 'prompt', prompt: rest[0], ...(rest[1] === undefined ? {} : { args: rest[1] }), ...timeouts }),
     call: () => {
       const given = rest.slice(1);
       if (given.length > 0 && values['args-file'] !== undefined) throw new UsageError('give the call arguments either on the command line or with --args-file, not both');

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { type ManagedTool, McpError, type McpServerManager, type ServerStatus } from '../index.js';
+import { type ContentBlock, type ManagedTool, McpError, type McpServerManager, type ServerStatus } from '../index.js';
 import { claimedServerPart, serverOfPublicName, serverPrefixes } from '../manager/tool-names.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
 import { type Colours, plain } from './colour.js';
-import { errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
+import { describeContent, errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
 import type { Reporter } from './reporter.js';
 import { closest, didYouMean } from './suggest.js';
 import { pairsToArguments } from './tool-arguments.js';
@@ -41,6 +41,10 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
       return command.watch ? watchStatus(ctx, { intervalMs: command.watch.intervalMs, redraw: Boolean(process.stdout.isTTY) && !ctx.json }) : showStatus(ctx);
     case 'login':
       return login(command.server, ctx);
+    case 'prompts':
+      return listPrompts(command.servers, ctx);
+    case 'prompt':
+      return getPrompt(command, ctx);
   }
 }
 
@@ -177,6 +181,29 @@ async function readResource(command: Extract<Command, { name: 'read' }>, ctx: Co
     signal: ctx.signal,
   });
   ctx.print(ctx.json ? JSON.stringify(result, null, 2) : formatReadResult(result));
+  return 0;
+}
+
+async function listPrompts(servers: string[], ctx: CommandContext): Promise<number> {
+  const prompts = await ctx.manager.listPrompts(servers.length > 0 ? { servers } : {});
+  if (ctx.json) ctx.print(JSON.stringify(prompts, null, 2));
+  else if (prompts.length > 0) {
+    const argumentsOf = (p: (typeof prompts)[number]) => (p.prompt.arguments ?? []).map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ');
+    ctx.print(table(['PROMPT', 'SERVER', 'ARGUMENTS', 'DESCRIPTION'], prompts.map((p) => [p.name, p.server, argumentsOf(p), firstLine(p.prompt.description)]), ctx.width));
+  }
+  return reportProblems(ctx, servers);
+}
+
+async function getPrompt(command: Extract<Command, { name: 'prompt' }>, ctx: CommandContext): Promise<number> {
+  const args = command.args === undefined ? {} : parseToolArguments(command.args, 'json-args');
+  const wrong = Object.entries(args).find(([, v]) => typeof v !== 'string');
+  if (wrong) throw new UsageError(`prompt arguments are strings; json-args ${JSON.stringify(wrong[0])} is ${JSON.stringify(wrong[1])}`);
+  const result = await ctx.manager.getPrompt(command.prompt, args as Record<string, string>, {
+    ...(command.timeout === undefined ? {} : { timeout: command.timeout }),
+    signal: ctx.signal,
+  });
+  if (ctx.json) ctx.print(JSON.stringify(result, null, 2));
+  else ctx.print(result.messages.map((m) => `${m.role}:\n${describeContent(m.content as ContentBlock)}`).join('\n\n'));
   return 0;
 }
 

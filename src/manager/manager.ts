@@ -5,11 +5,16 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type {
   CallOptions,
   CallToolResult,
+  Completion,
+  GetPromptResult,
+  HostHandlers,
   Implementation,
   LogMessage,
+  PromptRef,
   ReadResourceResult,
   Resource,
   ResourceTemplate,
+  ResourceTemplateRef,
   Root,
 } from '../protocol/types.js';
 import { cutResult, isOverLimit } from '../model/result-limits.js';
@@ -22,6 +27,12 @@ import { readConfigFile, workspaceFolderOf } from './config-text.js';
 import { diffEntries, type ReloadReport } from './config-diff.js';
 import { ConfigWatcher } from './config-watcher.js';
 import { MetricsRecorder, type ServerMetrics } from './metrics.js';
+import { type Caller, type DeclaredCapabilities, forCall, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
+import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-requests.js';
+import type { ManagedPrompt } from './prompt-index.js';
+import type { ServerDescription } from './server-description.js';
+import { Subscriptions } from './subscriptions.js';
+import { checkArguments, checkResult } from './tool-contract.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
 import { saveResult } from './result-file.js';
@@ -56,6 +67,15 @@ export interface ManagerOptions {
   tokenStore?: TokenStore;
   /** The interactive OAuth step (show `url`, resolve with the redirect URL): `login`'s default, and step-up on a 403 `insufficient_scope`. */
   authorize?: Authorize;
+  /**
+   * The host's answers to servers' questions (elicitation, sampling, roots) for calls
+   * whose session gives none, and for legacy-era questions no call can be tied to.
+   * A capability is declared to servers only when a handler for it is here or
+   * `capabilities` names it.
+   */
+  handlers?: HostHandlers;
+  /** Declare these capabilities even when only sessions give handlers for them. */
+  capabilities?: DeclaredCapabilities;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -84,6 +104,8 @@ export interface ManagerEvents {
   /** Server log messages, skipped stdout noise (`logger: "stdout"`), cache problems (`logger: "cache"`) and tools listed twice (`logger: "tools"`). */
   log: { server: string; level: string; logger?: string; data: unknown };
   toolsChanged: { server: string };
+  promptsChanged: { server: string };
+  resourcesChanged: { server: string };
   exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
   stateChange: { server: string; from: ServerState; to: ServerState };
   /** A reload applied a new config: which servers were added, removed, changed and left as they were. */
@@ -103,6 +125,9 @@ export class McpServerManager extends EventEmitter {
   private readonly index: ToolIndex;
   private readonly sessions = new Set<ToolSession>();
   private readonly search = new ToolSearchIndex<ManagedTool>();
+  private readonly router: HostRouter;
+  private readonly subscriptions: Subscriptions;
+  private readonly requests: PoolRequests;
   private closing: Promise<void> | undefined;
   /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
   private readonly recorders = new Map<string, MetricsRecorder>();
@@ -165,6 +190,7 @@ export class McpServerManager extends EventEmitter {
     super();
     checkOptions(options);
     this.auth = new PoolAuth(options);
+    this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
     for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
@@ -177,6 +203,21 @@ export class McpServerManager extends EventEmitter {
       (server, message) => this.emit('log', { server, level: 'warning', logger: 'tools', data: message }),
     );
     this.index = this.catalog.index;
+    this.catalog.onPromptsChanged = (server) => this.emit('promptsChanged', { server });
+    this.subscriptions = new Subscriptions(
+      (server, work, onlyIfRunning) => (onlyIfRunning && this.slot(server).state !== 'ready' ? Promise.resolve() : this.slot(server).run(work)),
+      (_server, listener, error) => this.listenerFailed('resourceUpdated', listener, error),
+    );
+    this.requests = new PoolRequests({
+      assertOpen: () => this.assertOpen(),
+      slot: (server, view) => this.slot(server, view),
+      usable: (view) => this.enabledSlots(view).filter((slot) => !slot.coolingDown),
+      each: (slots, work) => this.each(slots, work),
+      catalog: this.catalog,
+      router: this.router,
+      subscriptions: this.subscriptions,
+      note: (server, data) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
+    });
     // After the constructor returns, so listeners attached right away see the events.
     queueMicrotask(() => this.startEager([...this.slots.values()]));
   }
@@ -265,13 +306,48 @@ export class McpServerManager extends EventEmitter {
     return this.readIn(undefined, server, uri, options);
   }
 
+  /** Every prompt of the enabled servers under its public name, starting (in parallel) only those whose prompts are unknown. */
+  async listPrompts(options: { servers?: string[] } = {}): Promise<ManagedPrompt[]> {
+    return this.requests.listPrompts(this.view(options.servers));
+  }
+
+  /** Gets a prompt by its public name; only the server that owns it is started. */
+  async getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
+    return this.requests.getPrompt(undefined, this.router.root, name, args, options);
+  }
+
+  /** Completion of a prompt's or resource template's argument (`ref/prompt` takes the public or the server's own prompt name). */
+  async complete(server: string, ref: PromptRef | ResourceTemplateRef, argument: { name: string; value: string }, options: CompleteOptions = {}): Promise<Completion> {
+    return this.requests.complete(undefined, server, ref, argument, options);
+  }
+
+  /**
+   * Calls `onUpdated` whenever the resource changes; resolves once the server accepted,
+   * with the function that ends this subscription. The server is asked once per uri
+   * however many subscribe, and told to stop when the last one leaves.
+   */
+  async subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
+    return this.requests.subscribeResource(undefined, server, uri, onUpdated);
+  }
+
+  /** What the server says about itself; from the last start or the cache when known (nothing spawned), else it is started. */
+  async serverInfo(server: string): Promise<ServerDescription> {
+    return this.requests.serverInfo(undefined, server);
+  }
+
+  /** Sets a legacy server's log level (`logging/setLevel`); a no-op for 2026 servers, whose log level travels per request. */
+  async setLogLevel(server: string, level: LogLevel, options: CallOptions = {}): Promise<void> {
+    return this.requests.setLogLevel(undefined, server, level, options);
+  }
+
   /** Each server's state, pid, restarts, last error and tool count. */
   status(): Record<string, ServerStatus> {
     // Null prototype: a server may be named `__proto__`.
     const out: Record<string, ServerStatus> = Object.create(null);
     for (const [name, slot] of this.slots) {
       const tools = this.index.toolsOf(name);
-      out[name] = { ...slot.status(), ...(tools ? { tools: tools.length } : {}) };
+      const prompts = this.catalog.prompts.promptsOf(name);
+      out[name] = { ...slot.status(), ...(tools ? { tools: tools.length } : {}), ...(prompts ? { prompts: prompts.length } : {}) };
     }
     return out;
   }
@@ -311,12 +387,15 @@ export class McpServerManager extends EventEmitter {
    * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
    * to the raw tool names `tools` lets through (on top of each server's own filter).
    */
-  session(options: { servers?: string[]; tools?: ToolFilter } = {}): ToolSession {
+  session(options: { servers?: string[]; tools?: ToolFilter; handlers?: HostHandlers } = {}): ToolSession {
     this.assertOpen();
     const problem = options.tools === undefined ? undefined : toolFilterProblem(options.tools);
     if (problem) throw new McpError('invalid-arguments', `session option ${problem.field} ${problem.message}`, {});
+    const handlersWrong = handlersProblem(options.handlers, 'session option');
+    if (handlersWrong) throw new McpError('invalid-arguments', handlersWrong, {});
     const filter = toolPredicate(options.tools);
-    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session), filter);
+    const caller = this.router.caller(options.handlers);
+    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session), filter, caller);
     this.sessions.add(session);
     return session;
   }
@@ -443,6 +522,7 @@ export class McpServerManager extends EventEmitter {
     args: Record<string, unknown>,
     options: CallOptions,
     filter?: ToolPredicate,
+    caller: Caller = this.router.root,
   ): Promise<CallToolResult> {
     this.assertOpen();
     // A known tool needs no routing wait, so no budget: the request gets the call's own options.
@@ -452,7 +532,7 @@ export class McpServerManager extends EventEmitter {
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
     try {
-      return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter);
+      return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter, caller);
     } catch (error) {
       throw budget.explain(error);
     }
@@ -465,9 +545,10 @@ export class McpServerManager extends EventEmitter {
     args: Record<string, unknown>,
     options: CallOptions,
     filter?: ToolPredicate,
+    caller: Caller = this.router.root,
   ): Promise<CallToolResult> {
     this.assertOpen();
-    return this.invoke(this.slot(server, view), tool, args, options, undefined, filter);
+    return this.invoke(this.slot(server, view), tool, args, options, undefined, filter, caller);
   }
 
   private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
@@ -499,10 +580,19 @@ export class McpServerManager extends EventEmitter {
     });
   }
 
-  private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult> {
+  private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions, caller: Caller = this.router.root): Promise<ReadResourceResult> {
     this.assertOpen();
     const slot = this.slot(server, view);
-    return slot.run((client, touch, left) => client.readResource(uri, withActivity(left, touch, slot)), options, this.tracing && { method: 'resources/read', resourceUri: uri });
+    const leave = this.router.enter(server, caller);
+    try {
+      return await slot.run(
+        (client, touch, left) => client.readResource(uri, { ...withActivity(left, touch, slot), handlers: caller.handlers }),
+        options,
+        this.tracing && { method: 'resources/read', resourceUri: uri },
+      );
+    } finally {
+      leave();
+    }
   }
 
   private async invoke(
@@ -512,6 +602,7 @@ export class McpServerManager extends EventEmitter {
     options: CallOptions,
     publicName?: string,
     filter?: ToolPredicate,
+    caller: Caller = this.router.root,
   ): Promise<CallToolResult> {
     const maxResultBytes = options.maxResultBytes ?? this.options.maxResultBytes;
     if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
@@ -524,8 +615,21 @@ export class McpServerManager extends EventEmitter {
       // A filtered tool does not exist for the caller: the server is never asked.
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
+    const toolCall = { name: publicName ?? tool, arguments: args };
+    const leave = this.router.enter(slot.name, caller, toolCall);
     try {
-      const result = await slot.run((client, touch, left) => client.callTool(tool, args, withActivity(left, touch, slot)), options, this.tracing && { method: 'tools/call', target: tool });
+      const result = await slot.run(
+        async (client, touch, left) => {
+          // The definition is known once the server has started (its tools are listed first).
+          const definition = this.index.definition(slot.name, tool)?.tool;
+          if (definition) checkArguments(slot.name, definition, args, publicName);
+          const answer = await client.callTool(tool, args, { ...withActivity(left, touch, slot), handlers: forCall(caller.handlers, toolCall) });
+          if (definition) checkResult(slot.name, definition, answer);
+          return answer;
+        },
+        options,
+        this.tracing && { method: 'tools/call', target: tool },
+      );
       // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
       if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
         throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(publicName ?? tool)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
@@ -548,6 +652,8 @@ export class McpServerManager extends EventEmitter {
         });
       }
       throw error;
+    } finally {
+      leave();
     }
   }
 
@@ -634,11 +740,12 @@ export class McpServerManager extends EventEmitter {
       assertOpen: () => this.assertOpen(),
       listTools: (view, filter) => this.toolsIn(view, filter),
       searchTools: (view, query, limit, filter) => this.searchIn(view, query, limit, filter),
-      callTool: (view, name, args, options, filter) => this.callIn(view, name, args, options, filter),
-      callServerTool: (view, server, tool, args, options, filter) => this.callServerIn(view, server, tool, args, options, filter),
+      callTool: (view, name, args, options, filter, caller) => this.callIn(view, name, args, options, filter, caller),
+      callServerTool: (view, server, tool, args, options, filter, caller) => this.callServerIn(view, server, tool, args, options, filter, caller),
       listResources: (view, server) => this.resourcesIn(view, server),
       listResourceTemplates: (view, server) => this.templatesIn(view, server),
-      readResource: (view, server, uri, options) => this.readIn(view, server, uri, options),
+      readResource: (view, server, uri, options, caller) => this.readIn(view, server, uri, options, caller),
+      requests: this.requests,
     };
   }
 
@@ -652,6 +759,9 @@ export class McpServerManager extends EventEmitter {
         name: server,
         clientInfo: this.options.clientInfo,
         roots: this.options.roots,
+        handlers: this.router.connectionHandlers(),
+        capabilities: this.options.capabilities,
+        validateElicitation,
         maxMessageBytes: this.options.maxMessageBytes,
         shutdownGraceMs: this.options.shutdownGraceMs,
         era: this.catalog.eraOf(server),
@@ -666,6 +776,12 @@ export class McpServerManager extends EventEmitter {
             this.catalog.changed(this.slot(server));
             this.emit('toolsChanged', { server });
           },
+          promptsChanged: () => {
+            this.catalog.promptsChanged(this.slot(server));
+            this.emit('promptsChanged', { server });
+          },
+          resourcesChanged: () => this.emit('resourcesChanged', { server }),
+          resourceUpdated: (uri) => this.subscriptions.updated(server, uri),
         },
       }),
       stateChanged: (server, from, to) => {
@@ -675,7 +791,11 @@ export class McpServerManager extends EventEmitter {
         this.emit('stateChange', { server, from, to });
       },
       // A slot a reload replaced lists for the callers it still serves, not for the index.
-      toolsListed: (server, client, tools) => (current() ? this.catalog.listed(this.slot(server), client, tools) : Promise.resolve()),
+      toolsListed: async (server, client, tools) => {
+        if (!current()) return;
+        await this.catalog.listed(this.slot(server), client, tools);
+        this.subscriptions.reconnected(server, client);
+      },
       auth: (server) => {
         const entry = this.slot(server).entry;
         return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
@@ -734,7 +854,10 @@ function checkOptions(options: ManagerOptions): void {
     ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
     ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
+    ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
   ];
+  const handlersWrong = handlersProblem(options.handlers, 'manager option');
+  if (handlersWrong) throw new McpError('invalid-config', handlersWrong, { phase: 'config' });
   for (const [field, ok, expected] of checks) {
     const value = options[field];
     if (value !== undefined && !ok(value)) {

@@ -2,8 +2,9 @@ import { constants } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { ProtocolEra, Tool } from '../protocol/types.js';
+import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
+import { isServerDescription, type ServerDescription } from './server-description.js';
 import { sanitize, shortHash } from './tool-names.js';
 
 const FORMAT = 'lazy-mcp/tool-manifest@1';
@@ -22,6 +23,17 @@ export interface ManifestEntry {
   tools: Tool[];
   /** The protocol era the server was found to speak, so the next start need not probe. Absent in older entries. */
   era?: ProtocolEra;
+  /** The server's prompts; absent when they were not listed (an entry written before prompts were kept). */
+  prompts?: Prompt[];
+  /** What the server said about itself at that start. */
+  description?: ServerDescription;
+}
+
+/** What is saved beside the tools. */
+export interface ManifestExtras {
+  era?: ProtocolEra;
+  prompts?: Prompt[];
+  description?: ServerDescription;
 }
 
 /** Reports a cache problem; the cache never throws at its callers. It never quotes a file's contents. */
@@ -92,7 +104,9 @@ export class ManifestCache {
           t.inputSchema !== null &&
           (t.description === undefined || typeof t.description === 'string') &&
           (t.title === undefined || typeof t.title === 'string'),
-      );
+      ) &&
+      (entry.prompts === undefined || (Array.isArray(entry.prompts) && entry.prompts.every((p) => typeof p?.name === 'string'))) &&
+      (entry.description === undefined || isServerDescription(entry.description));
     if (!valid) {
       this.onProblem(server, `ignoring the tool cache of server "${server}" (${this.fileOf(server)}): unknown format`);
       return undefined;
@@ -101,8 +115,8 @@ export class ManifestCache {
   }
 
   /** Queues the server's tools to be written; returns at once (a write never delays a call). */
-  save(server: string, key: string, serverVersion: string, tools: Tool[], era?: ProtocolEra): void {
-    this.enqueue(server, { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...(era ? { era } : {}) });
+  save(server: string, key: string, serverVersion: string, tools: Tool[], extras: ManifestExtras = {}): void {
+    this.enqueue(server, { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...extras });
   }
 
   /** Queues the removal of the server's entry; returns at once. */

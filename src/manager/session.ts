@@ -1,6 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { McpError } from '../errors.js';
-import type { CallOptions, CallToolResult, ReadResourceResult } from '../protocol/types.js';
+import type { CallOptions, CallToolResult, Completion, GetPromptResult, PromptRef, ReadResourceResult, ResourceTemplateRef } from '../protocol/types.js';
+import type { Caller } from './host-handlers.js';
+import type { CompleteOptions, LogLevel, PoolRequests } from './pool-requests.js';
+import type { ManagedPrompt } from './prompt-index.js';
+import type { ServerDescription } from './server-description.js';
 import type { ManagedResource, ManagedResourceTemplate } from './manager.js';
 import { abortable } from './abortable.js';
 import type { ToolMatch } from '../model/tool-search.js';
@@ -14,11 +18,20 @@ export interface SessionCore {
   assertOpen(): void;
   listTools(view: View, filter?: ToolPredicate): Promise<ManagedTool[]>;
   searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate): Promise<ToolMatch[]>;
-  callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate): Promise<CallToolResult>;
-  callServerTool(view: View, server: string, tool: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate): Promise<CallToolResult>;
+  callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate, caller?: Caller): Promise<CallToolResult>;
+  callServerTool(
+    view: View,
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    filter?: ToolPredicate,
+    caller?: Caller,
+  ): Promise<CallToolResult>;
   listResources(view: View, server: string | undefined): Promise<ManagedResource[]>;
   listResourceTemplates(view: View, server: string | undefined): Promise<ManagedResourceTemplate[]>;
-  readResource(view: View, server: string, uri: string, options: CallOptions): Promise<ReadResourceResult>;
+  readResource(view: View, server: string, uri: string, options: CallOptions, caller?: Caller): Promise<ReadResourceResult>;
+  readonly requests: PoolRequests;
 }
 
 /**
@@ -37,6 +50,8 @@ export class ToolSession {
   private readonly inFlight = new Set<AbortController>();
   /** Per caller signal, the calls it cancels and its one listener. */
   private readonly followers = new Map<AbortSignal, { set: Set<AbortController>; onAbort: () => void }>();
+  /** This session's resource subscriptions, ended when it closes. */
+  private readonly unsubscribes = new Set<() => Promise<void>>();
   private closed = false;
 
   /** @internal Made by `McpServerManager.session()`. */
@@ -46,6 +61,8 @@ export class ToolSession {
     private readonly onClose: () => void,
     /** The session's own tool filter over raw names, on top of each server's. */
     private readonly filter?: ToolPredicate,
+    /** Whose handlers answer the servers' questions about this session's calls. */
+    private readonly caller?: Caller,
   ) {
     setMaxListeners(0, this.shared.signal);
   }
@@ -70,11 +87,11 @@ export class ToolSession {
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.track(options, (o) => this.core.callTool(this.view, name, args, o, this.filter));
+    return this.track(options, (o) => this.core.callTool(this.view, name, args, o, this.filter, this.caller));
   }
 
   callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o, this.filter));
+    return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o, this.filter, this.caller));
   }
 
   /** Resources of one server of this session, or of all of them. */
@@ -87,7 +104,41 @@ export class ToolSession {
   }
 
   readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.track(options, (o) => this.core.readResource(this.view, server, uri, o));
+    return this.track(options, (o) => this.core.readResource(this.view, server, uri, o, this.caller));
+  }
+
+  /** The prompts of this session's servers, under their public names. */
+  listPrompts(): Promise<ManagedPrompt[]> {
+    return this.track({}, (o) => abortable(this.core.requests.listPrompts(this.view), o.signal, 'listing prompts'));
+  }
+
+  /** Gets a prompt by its public name; a question the server asks meanwhile goes to this session's handlers. */
+  getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
+    return this.track(options, (o) => this.core.requests.getPrompt(this.view, this.caller ?? { handlers: {} }, name, args, o));
+  }
+
+  complete(server: string, ref: PromptRef | ResourceTemplateRef, argument: { name: string; value: string }, options: CompleteOptions = {}): Promise<Completion> {
+    return this.track(options, (o) => this.core.requests.complete(this.view, server, ref, argument, { ...options, signal: o.signal }));
+  }
+
+  /** Like the manager's; the subscription also ends when the session closes. */
+  async subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
+    const unsubscribe = await this.track({}, () => this.core.requests.subscribeResource(this.view, server, uri, onUpdated));
+    if (this.closed) {
+      await unsubscribe();
+      throw this.closedError();
+    }
+    const mine = () => (this.unsubscribes.delete(mine), unsubscribe());
+    this.unsubscribes.add(mine);
+    return mine;
+  }
+
+  serverInfo(server: string): Promise<ServerDescription> {
+    return this.track({}, (o) => abortable(this.core.requests.serverInfo(this.view, server), o.signal, 'describing the server'));
+  }
+
+  setLogLevel(server: string, level: LogLevel, options: CallOptions = {}): Promise<void> {
+    return this.track(options, (o) => this.core.requests.setLogLevel(this.view, server, level, o));
   }
 
   /** Cancels this session's calls in flight (they reject with `closed`); later calls reject with `closed`. Idempotent. */
@@ -97,6 +148,7 @@ export class ToolSession {
     this.shared.abort(this.closedError());
     for (const controller of this.inFlight) controller.abort(this.closedError());
     this.inFlight.clear();
+    for (const unsubscribe of [...this.unsubscribes]) void unsubscribe();
     this.onClose();
   }
 

@@ -1,7 +1,9 @@
 import type { McpClient } from '../protocol/client.js';
-import type { ProtocolEra, Tool } from '../protocol/types.js';
-import type { CacheProblem } from './manifest-cache.js';
+import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
+import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
+import { type ManagedPrompt, PromptIndex } from './prompt-index.js';
+import { describeClient, type ServerDescription } from './server-description.js';
 import type { ServerSlot } from './server-slot.js';
 import type { ToolPredicate } from './tool-filter.js';
 import { type ManagedTool, ToolIndex } from './tool-index.js';
@@ -15,6 +17,7 @@ const LIST_TOOLS = { method: 'tools/list' };
  */
 export class ToolCatalog {
   readonly index: ToolIndex;
+  readonly prompts: PromptIndex;
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
   /** Per slot (a reload may put a new slot under the same name), its re-listing in flight. */
@@ -25,6 +28,13 @@ export class ToolCatalog {
   private readonly eras = new Map<string, ProtocolEra>();
   /** Servers whose era hint failed a start: their cache entry's era is not used until a start lists them again. */
   private readonly distrusted = new Set<string>();
+  private readonly relistingPrompts = new Map<string, Promise<void>>();
+  /** Each server's tools as it listed them, before the config's filter: what the cache keeps. */
+  private readonly rawTools = new Map<string, Tool[]>();
+  /** What each server said about itself at its last start (or in its cache entry). */
+  private readonly descriptions = new Map<string, ServerDescription>();
+  /** Told when a server's prompts differ from what was known. */
+  onPromptsChanged: (server: string) => void = () => undefined;
 
   constructor(
     servers: readonly string[],
@@ -35,6 +45,7 @@ export class ToolCatalog {
     onToolProblem?: (server: string, message: string) => void,
   ) {
     this.index = new ToolIndex(servers, filters, onToolProblem);
+    this.prompts = new PromptIndex(servers);
     this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
   }
 
@@ -55,7 +66,7 @@ export class ToolCatalog {
       if (!relist) {
         relist = slot
           .run((c) => c.listTools(), {}, LIST_TOOLS)
-          .then((tools) => this.listed(slot, client, tools))
+          .then((tools) => this.listed(slot, client, tools, false))
           .finally(() => this.relisting.delete(slot));
         this.relisting.set(slot, relist);
       }
@@ -68,16 +79,22 @@ export class ToolCatalog {
    * A start or a re-list saw the live tools: index them, say if they changed, and queue
    * them for the cache (never waiting for the disk: see {@link flushed}).
    */
-  async listed(slot: ServerSlot, client: McpClient, tools: Tool[]): Promise<void> {
+  async listed(slot: ServerSlot, client: McpClient, tools: Tool[], withPrompts = true): Promise<void> {
     if (this.retired.has(slot)) return;
     const before = this.index.toolsOf(slot.name);
     // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
     const taken = this.index.set(slot.name, tools);
+    this.rawTools.set(slot.name, taken);
     this.eras.set(slot.name, client.era);
     this.distrusted.delete(slot.name);
     const after = this.index.toolsOf(slot.name) ?? [];
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(after.map((t) => t.tool))) this.onChanged(slot.name);
-    this.cache?.save(slot.name, this.keyOf(slot), client.serverInfo.version, taken, client.era);
+    this.descriptions.set(slot.name, describeClient(client));
+    // Prompts are listed with the tools so the cache can answer both; a server whose
+    // prompts/list fails still starts (its prompts are asked for again when needed).
+    // A re-list of the tools alone (list_changed) keeps the prompts as they are.
+    if (withPrompts) await this.listPrompts(slot.name, client);
+    this.save(slot, client);
   }
 
   /** Resolves once the cache writes queued so far are on disk, or after `ms`. Never rejects. */
@@ -94,6 +111,55 @@ export class ToolCatalog {
   forgetEra(server: string): void {
     this.eras.delete(server);
     this.distrusted.add(server);
+  }
+
+  /** A server's prompts: known ones, else a fresh cache entry's, else from the (started) server. */
+  async promptsOf(slot: ServerSlot): Promise<ManagedPrompt[]> {
+    const known = this.prompts.promptsOf(slot.name);
+    if (known) return known;
+    if (slot.state !== 'ready' && slot.state !== 'starting') {
+      await this.fromCache(slot);
+      const cached = this.prompts.promptsOf(slot.name);
+      if (cached) return cached;
+    }
+    const client = await slot.ready();
+    if (!this.prompts.promptsOf(slot.name)) {
+      let relist = this.relistingPrompts.get(slot.name);
+      if (!relist) {
+        relist = slot
+          .run((c) => (c.capabilities.prompts ? c.listPrompts() : Promise.resolve([])))
+          .then(async (prompts) => {
+            this.setPrompts(slot.name, prompts);
+            this.save(slot, client);
+          })
+          .finally(() => this.relistingPrompts.delete(slot.name));
+        this.relistingPrompts.set(slot.name, relist);
+      }
+      await relist;
+    }
+    return this.prompts.promptsOf(slot.name) ?? [];
+  }
+
+  /** The server's `prompts/list_changed`: forget its prompts and, while it runs, list them again. */
+  promptsChanged(slot: ServerSlot): void {
+    this.prompts.clear(slot.name);
+    if (slot.state === 'ready') void this.promptsOf(slot).catch(() => undefined);
+  }
+
+  /**
+   * What a server says about itself: from the running server, else from its last start or
+   * a fresh cache entry (nothing spawned), else the server is started to ask it.
+   */
+  async describe(slot: ServerSlot): Promise<ServerDescription> {
+    if (slot.state !== 'ready' && slot.state !== 'starting') {
+      const known = this.descriptions.get(slot.name);
+      if (known) return known;
+      await this.fromCache(slot);
+      const cached = this.descriptions.get(slot.name);
+      if (cached) return cached;
+    }
+    const client = await slot.ready();
+    return describeClient(client);
   }
 
   /** A server's tools if known or in a fresh cache entry; never starts anything. */
@@ -131,6 +197,7 @@ export class ToolCatalog {
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.index.clear(server);
+    this.rawTools.delete(server);
     this.cache?.invalidate(server);
   }
 
@@ -138,9 +205,46 @@ export class ToolCatalog {
     if (!this.cache) return undefined;
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
     // A start may have listed the live tools while the file was being read; they win.
-    if (entry && !this.index.toolsOf(slot.name) && !this.retired.has(slot)) this.index.set(slot.name, entry.tools);
+    if (entry && !this.index.toolsOf(slot.name) && !this.retired.has(slot)) {
+      this.index.set(slot.name, entry.tools);
+      this.rawTools.set(slot.name, entry.tools);
+    }
     if (entry?.era && !this.eras.has(slot.name) && !this.distrusted.has(slot.name)) this.eras.set(slot.name, entry.era);
+    if (entry) this.fromEntry(slot.name, entry);
     return this.index.toolsOf(slot.name);
+  }
+
+  /** The prompts and description of a cache entry, unless a start already knows better. */
+  private fromEntry(server: string, entry: ManifestEntry): void {
+    if (entry.prompts && !this.prompts.promptsOf(server)) this.prompts.set(server, entry.prompts);
+    if (entry.description && !this.descriptions.has(server)) this.descriptions.set(server, entry.description);
+  }
+
+  /**
+   * Prompts are listed with the tools so the cache can answer both; a server whose
+   * prompts/list fails still starts (its prompts are asked for again when needed).
+   */
+  private async listPrompts(server: string, client: McpClient): Promise<void> {
+    if (!client.capabilities.prompts) return this.setPrompts(server, []);
+    const prompts = await client.listPrompts().catch(() => undefined);
+    if (prompts) this.setPrompts(server, prompts);
+    else this.prompts.clear(server);
+  }
+
+  private setPrompts(server: string, prompts: Prompt[]): void {
+    const before = this.prompts.promptsOf(server);
+    this.prompts.set(server, prompts);
+    if (before && JSON.stringify(before.map((p) => p.prompt)) !== JSON.stringify(this.prompts.promptsOf(server)!.map((p) => p.prompt))) this.onPromptsChanged(server);
+  }
+
+  /** Writes what is known of a running server; with its tools unknown there is nothing whole to write. */
+  private save(slot: ServerSlot, client: McpClient): void {
+    const tools = this.index.toolsOf(slot.name);
+    if (!this.cache || !tools) return;
+    // The index keeps only the tools the config lets through; the cache keeps what the server listed.
+    const raw = this.rawTools.get(slot.name) ?? tools.map((t) => t.tool);
+    const prompts = this.prompts.promptsOf(slot.name)?.map((p) => p.prompt);
+    this.cache.save(slot.name, this.keyOf(slot), client.serverInfo.version, raw, { era: client.era, ...(prompts ? { prompts } : {}), description: describeClient(client) });
   }
 
   private keyOf(slot: ServerSlot): string {

@@ -27,6 +27,7 @@ export class ToolIndex {
   /** Public names of tools left out for nesting too deep, with the error a call to one gets. */
   private readonly refused = new Map<string, { server: string; error: McpError }>();
   /** Problems already reported (a tool listed twice, one refused), so a re-listing does not repeat them. */
+  private readonly byRaw = new Map<string, Map<string, ManagedTool>>();
   private readonly reported = new Set<string>();
 
   /** `filters`: per server, which raw tool names the config lets through (none: all). */
@@ -66,6 +67,7 @@ export class ToolIndex {
     }
     const managed = this.visible(server, taken).map((tool) => ({ name: names.get(tool.name) as string, server, tool }));
     this.byServer.set(server, managed);
+    this.byRaw.set(server, new Map(managed.map((entry) => [entry.tool.name, entry])));
     for (const entry of managed) this.byName.set(entry.name, entry);
     this.raw.set(server, tools);
     return taken;
@@ -114,12 +116,18 @@ export class ToolIndex {
     this.byServer.delete(server);
     for (const [name, refused] of this.refused) if (refused.server === server) this.refused.delete(name);
     this.raw.delete(server);
+    this.byRaw.delete(server);
   }
 
   private report(server: string, key: string, message: string): void {
     if (this.reported.has(`${server}\0${key}`)) return;
     this.reported.add(`${server}\0${key}`);
     this.onProblem(server, message);
+  }
+
+  /** The server's own definition of a raw tool name, when known and let through. */
+  definition(server: string, rawName: string): ManagedTool | undefined {
+    return this.byRaw.get(server)?.get(rawName);
   }
 
   /** The server's tools, or undefined when they are not known yet. */
@@ -163,7 +171,7 @@ function tooDeep(server: string, tool: string): McpError {
 }
 
 /** The `limit` values whose keys are within a bounded edit distance of `query`, best first. */
-function closest(query: string, candidates: readonly [key: string, value: string][], limit: number): string[] {
+export function closest(query: string, candidates: readonly [key: string, value: string][], limit: number): string[] {
   const q = query.slice(0, MAX_COMPARED);
   const bound = Math.min(MAX_DISTANCE, Math.max(3, Math.floor(q.length / 3)));
   const rows: [Int32Array, Int32Array] = [new Int32Array(MAX_COMPARED + 2), new Int32Array(MAX_COMPARED + 2)];

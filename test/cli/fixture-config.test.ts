@@ -191,7 +191,7 @@ describe('--cache-dir', () => {
     const cache = ['--cache-dir', join(scratch.path, 'cache'), ...echo];
     expect((await runCli(['tools', ...cache])).code).toBe(0);
     const later = await runCli(['status', '--json', '--verbose', ...cache]);
-    expect(JSON.parse(later.stdout).echo).toEqual({ state: 'idle', transport: 'stdio', restarts: 0, tools: 12 });
+    expect(JSON.parse(later.stdout).echo).toEqual({ state: 'idle', transport: 'stdio', restarts: 0, tools: 12, prompts: 0 });
     expect(later.stderr).not.toContain('starting echo');
   });
 });

@@ -1,0 +1,63 @@
+import type { Prompt } from '../protocol/types.js';
+import { closest } from './tool-index.js';
+import { publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
+
+/** A prompt as the manager offers it: its public name, its server, and the server's own definition. */
+export interface ManagedPrompt {
+  /** `mcp__<server>__<prompt>`: the tools' naming rules, in the prompts' own namespace. */
+  name: string;
+  server: string;
+  prompt: Prompt;
+}
+
+/**
+ * Which public name belongs to which server's prompt. Prompts are named like tools
+ * (safe characters, at most 64, a hash on collision) but in a namespace of their own: a
+ * prompt and a tool may share a public name without either one being renamed.
+ */
+export class PromptIndex {
+  private readonly prefixes: Map<string, string>;
+  private readonly byServer = new Map<string, ManagedPrompt[]>();
+  private readonly byName = new Map<string, ManagedPrompt>();
+
+  constructor(servers: readonly string[]) {
+    this.prefixes = serverPrefixes(servers);
+  }
+
+  /** Replaces a server's prompts; a raw name listed twice keeps its first definition. */
+  set(server: string, prompts: readonly Prompt[]): void {
+    this.clear(server);
+    const first = new Map<string, Prompt>();
+    for (const prompt of prompts) if (!first.has(prompt.name)) first.set(prompt.name, prompt);
+    const names = publicToolNames(server, this.prefixes.get(server) as string, [...first.keys()]);
+    const managed = [...first.values()].map((prompt) => ({ name: names.get(prompt.name) as string, server, prompt }));
+    this.byServer.set(server, managed);
+    for (const entry of managed) this.byName.set(entry.name, entry);
+  }
+
+  clear(server: string): void {
+    for (const entry of this.byServer.get(server) ?? []) this.byName.delete(entry.name);
+    this.byServer.delete(server);
+  }
+
+  /** The server's prompts, or undefined when they are not known yet. */
+  promptsOf(server: string): ManagedPrompt[] | undefined {
+    return this.byServer.get(server);
+  }
+
+  resolve(publicName: string): ManagedPrompt | undefined {
+    return this.byName.get(publicName);
+  }
+
+  /** The server a public prompt name points at, from the configured names alone. */
+  serverOf(publicName: string): string | undefined {
+    return this.byName.get(publicName)?.server ?? serverOfPublicName(publicName, this.prefixes);
+  }
+
+  /** Known public prompt names closest to `name`, best first. */
+  closeMatches(name: string, limit = 3, among?: ReadonlySet<string>): string[] {
+    const candidates: [string, string][] = [];
+    for (const [candidate, entry] of this.byName) if (!among || among.has(entry.server)) candidates.push([candidate, candidate]);
+    return closest(name, candidates, limit);
+  }
+}
