@@ -139,6 +139,28 @@ describe('the gateway and its clients', () => {
     expect(changes).toBeGreaterThan(0);
   });
 
+  it('forwards a backend tools/list_changed to a 2026 client through its subscriptions/listen stream', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs') } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const methods: string[] = [];
+    serverSide.onMessage((m) => void ('method' in m && methods.push(m.method)));
+    let changes = 0;
+    const client = new Client(
+      { name: 'test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, listChanged: { tools: { autoRefresh: false, onChanged: () => void changes++ } } },
+    );
+    await client.connect(new ChannelTransport(clientSide));
+    cleanups.push(() => client.close());
+    await client.callTool({ name: 'mcp__a__tools_changed', arguments: {} });
+    await waitForAsync(async () => changes > 0, 5000);
+    expect(changes).toBeGreaterThan(0);
+    expect(methods).toContain('subscriptions/listen');
+  });
+
   it("each client is its own session: closing one cancels its calls, not the other one's", async () => {
     const { gateway, client } = await setUp({ a: fixture('echo-server.mjs') }, 'legacy');
     const [otherSide, otherServer] = createMemoryChannelPair();

@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServerManager } from '../../src/manager/manager.js';
 import { type ServeGatewayOptions, type ServedGateway, serveGateway } from '../../src/gateway/serve-gateway.js';
 import type { HttpListenerOptions } from '../../src/gateway/http-listener.js';
-import { fixture, textOf } from '../support/fixtures.js';
+import { cliPath, fixtureConfig } from '../cli/run-cli.js';
+import { fixture, isAlive, textOf, waitFor } from '../support/fixtures.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -103,6 +106,16 @@ describe('the HTTP gateway', () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
+  it('legacy sessions: a backend tools/list_changed reaches the client on its GET stream', async () => {
+    const { url } = await serving();
+    const { client } = await connect(url, 'legacy');
+    let changes = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changes++);
+    await client.callTool({ name: 'mcp__a__tools_changed', arguments: {} });
+    await waitForAsync(async () => changes > 0, 5000);
+    expect(changes).toBeGreaterThan(0);
+  });
+
   it('legacy sessions: an unknown session id is 404, DELETE ends the session', async () => {
     const { url } = await serving();
     expect((await rawPost(url, { 'mcp-session-id': 'nope' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }))).status).toBe(404);
@@ -137,3 +150,44 @@ describe('the HTTP gateway', () => {
     expect(first.served.gateway.connectionCount + second.served.gateway.connectionCount).toBe(0);
   });
 });
+
+describe('lazy-mcp serve --http (the CLI)', () => {
+  it('listens on 127.0.0.1, serves an SDK client, and on SIGTERM stops every backend', async () => {
+    const child = spawn(process.execPath, [cliPath, 'serve', '--http', '--port', '0', '--config', fixtureConfig('gateway-two.json')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    expect(await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 15000, 20)).toBe(true);
+    const url = /listening on (\S+)/.exec(stderr)![1];
+    const { client } = await connect(url, 'legacy');
+    const result = await client.callTool({ name: 'mcp__two__echo', arguments: { text: 'over http' } });
+    expect(textOf(result as { content: unknown[] })).toBe('over http');
+    const backends = fixtureChildren(child.pid!);
+    expect(backends).toHaveLength(1);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(await waitFor(() => backends.every((p) => !isAlive(p)), 5000, 20)).toBe(true);
+  });
+});
+
+/** Live fixture server processes whose parent is `pid`. */
+function fixtureChildren(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid && fields[0] !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('test/fixtures/')) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
