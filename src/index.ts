@@ -33,4 +33,8 @@ export { ToolSession } from './manager/session.js';
 export type { ToolFilter } from './manager/tool-filter.js';
 export { defaultStateDir } from './manager/state-dir.js';
 export { ToolSearchIndex } from './model/tool-search.js';
+export { serveGateway } from './gateway/serve-gateway.js';
+export type { ServeGatewayOptions, ServedGateway } from './gateway/serve-gateway.js';
+export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
+export type { HttpListenerOptions } from './gateway/http-listener.js';
 export type { SearchOptions, SearchableTool, ToolMatch } from './model/tool-search.js';

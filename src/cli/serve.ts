@@ -95,6 +95,9 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return EXIT.failed;
   }
   if (served.url) process.stderr.write(`lazy-mcp serve: listening on ${served.url}\n`);
+  if (served.url && host !== undefined && !['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) && values.token === undefined) {
+    process.stderr.write('lazy-mcp serve: warning: listening beyond loopback without --token; anyone who can reach the port can call every tool\n');
+  }
 
   const stop = () => void served.close();
   process.on('SIGINT', stop).on('SIGTERM', stop);
