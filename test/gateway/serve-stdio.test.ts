@@ -115,3 +115,23 @@ describe('lazy-mcp serve: every exit path stops the backends', () => {
     expect(await waitFor(() => backends.every((p) => !isAlive(p)), 5000, 20)).toBe(true);
   });
 });
+
+describe('lazy-mcp serve with the SDK v1 client', () => {
+  it('serves a 1.x client on stdio: public names, a call with progress', async () => {
+    const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport: V1Stdio } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new V1Stdio({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-two.json')], stderr: 'pipe' });
+    const client = new V1Client({ name: 'v1', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__one__echo', 'mcp__two__add']));
+      const seen: number[] = [];
+      const result = await client.callTool({ name: 'mcp__one__slow', arguments: { ms: 60, interval: 30 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+      expect(textOf(result as { content: unknown[] })).toBe('done');
+      expect(seen).toEqual([1, 2]);
+    } finally {
+      await client.close();
+    }
+  });
+});
