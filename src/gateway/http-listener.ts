@@ -27,6 +27,11 @@ export interface HttpListenerOptions {
   token?: string;
   /** Largest request body, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
+  /**
+   * A legacy session with no request in flight, no GET stream and no request for this long
+   * is ended (a client that went away without DELETE), in ms. Default 30 minutes.
+   */
+  sessionIdleMs?: number;
 }
 
 /** The listening endpoint. */
@@ -38,6 +43,7 @@ export interface HttpListener {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
@@ -53,6 +59,8 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const loopback = LOOPBACK_HOSTS.includes(host) || host === '::1';
   const sessions = new Map<string, HttpServerChannel>();
+  const lastSeen = new Map<string, number>();
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const sockets = new Set<Socket>();
   let url = '';
 
@@ -83,6 +91,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     const sessionId = header(req, 'mcp-session-id');
     const session = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (sessionId !== undefined && !session) return refuse(res, 404, 'Session not found', -32001);
+    if (session) lastSeen.set(sessionId!, Date.now());
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && version !== MODERN_PROTOCOL_VERSION && !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       return refuse(res, 400, `Unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
@@ -117,7 +126,11 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       const id = randomUUID();
       const channel = new HttpServerChannel(url, id, false);
       sessions.set(id, channel);
-      channel.onClose(() => sessions.delete(id));
+      lastSeen.set(id, Date.now());
+      channel.onClose(() => {
+        sessions.delete(id);
+        lastSeen.delete(id);
+      });
       gateway.connect(channel);
       res.setHeader('mcp-session-id', id);
       return channel.accept(message, res, sse);
@@ -153,11 +166,20 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const { port } = server.address() as AddressInfo;
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
 
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, channel] of sessions) {
+      if (now - (lastSeen.get(id) ?? now) > idleMs && !channel.busy) void channel.close();
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.close()));
       sessions.clear();
       const done = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -52,6 +52,11 @@ export class HttpServerChannel implements Channel {
     return this.streams.size;
   }
 
+  /** Whether a request is in flight or the client holds the GET stream open. */
+  get busy(): boolean {
+    return this.streams.size > 0 || this.standalone !== undefined;
+  }
+
   /** Hands one POSTed message to the gateway; a request is answered on `res`, anything else gets 202 at once. */
   accept(message: JsonRpcMessage, res: ServerResponse, sse: boolean): void {
     if (this.reason) return void res.writeHead(404).end();

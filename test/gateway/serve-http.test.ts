@@ -126,6 +126,17 @@ describe('the HTTP gateway', () => {
     expect((await rawPost(url, {}, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }))).status).toBe(400);
   });
 
+  it('ends a legacy session left idle (a client gone without DELETE)', async () => {
+    const { url, served } = await serving({ sessionIdleMs: 200 });
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const opened = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: init });
+    const id = opened.headers.get('mcp-session-id')!;
+    expect(await opened.json()).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+    expect(served.gateway.connectionCount).toBe(1);
+    expect(await waitFor(() => served.gateway.connectionCount === 0, 5000, 20)).toBe(true);
+    expect((await rawPost(url, { 'mcp-session-id': id }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }))).status).toBe(404);
+  });
+
   it('2026 requests are stateless: a client alternating between two gateways of one config gets the same answers', async () => {
     const first = await serving();
     const second = await serving();
