@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { serveGateway } from '../gateway/serve-gateway.js';
 import { McpServerManager } from '../index.js';
 import { EXIT, UsageError } from './args.js';
-import { packageVersion, prepareEnvironment, resolveConfigPath } from './environment.js';
+import { bundledConfigPath, packageVersion, prepareEnvironment } from './environment.js';
 import { oneLine } from './format.js';
 
 export const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
@@ -63,7 +64,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   prepareEnvironment();
-  const configPath = resolveConfigPath(values.config);
+  const configPath = configFile(values.config);
   let manager: McpServerManager;
   let section: GatewaySection;
   let port: number;
@@ -111,6 +112,13 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stdin.unref?.();
   }
   return EXIT.ok;
+}
+
+/** `--config`, else `./.mcp.json` when there is one, else the bundled example (as the other commands). */
+function configFile(explicit: string | undefined): string {
+  if (explicit !== undefined) return resolve(explicit);
+  const local = join(process.cwd(), '.mcp.json');
+  return existsSync(local) ? local : bundledConfigPath;
 }
 
 function gatewaySection(path: string): GatewaySection {
