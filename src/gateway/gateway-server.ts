@@ -2,7 +2,7 @@ import { McpError } from '../errors.js';
 import type { McpServerManager } from '../manager/manager.js';
 import type { ToolSession } from '../manager/session.js';
 import type { ToolFilter } from '../manager/tool-filter.js';
-import { runSearchAndCall, searchAndCallTools } from '../model/search-call-tools.js';
+import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
 import { PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
@@ -223,7 +223,12 @@ export class GatewayConnection {
         : undefined;
     const options = { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) };
     const argsObject = (args ?? {}) as Record<string, unknown>;
-    if (this.gateway.options.search) return runSearchAndCall(this.session, name, argsObject, options);
+    if (this.gateway.options.search) {
+      // The search answers from known tools only; a first search (no cache yet) must not find nothing,
+      // so the tools get listed first: from the cache when it has them, else the servers start in parallel.
+      if (name === SEARCH_TOOLS_NAME) await this.session.listTools();
+      return runSearchAndCall(this.session, name, argsObject, options);
+    }
     return this.session.callTool(name, argsObject, options);
   }
 
