@@ -126,6 +126,18 @@ describe('the HTTP gateway', () => {
     expect((await rawPost(url, {}, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }))).status).toBe(400);
   });
 
+  it('refuses a body over the limit, a body that is not JSON, a batch, another path and other methods', async () => {
+    const { url } = await serving({ maxBodyBytes: 1000 });
+    expect((await rawPost(url, {}, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2000) } }))).status).toBe(413);
+    const notJson = await rawPost(url, {}, '{nope');
+    expect(notJson.status).toBe(400);
+    expect(JSON.parse(notJson.body)).toMatchObject({ error: { code: -32700 } });
+    expect((await rawPost(url, {}, '[]')).status).toBe(400);
+    expect((await rawPost(url.replace('/mcp', '/other'), {}, discover)).status).toBe(404);
+    expect((await fetch(url, { method: 'PUT' })).status).toBe(405);
+    expect((await fetch(url, { method: 'GET' })).status).toBe(405);
+  });
+
   it('ends a legacy session left idle (a client gone without DELETE)', async () => {
     const { url, served } = await serving({ sessionIdleMs: 200 });
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
