@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { cliPath, fixtureConfig } from '../cli/run-cli.js';
+import { cliPath, fixtureConfig, runNode } from '../cli/run-cli.js';
 import { isAlive, textOf, waitFor } from '../support/fixtures.js';
 
 /** Live fixture server processes whose parent is `pid` (not the reaper), with their command lines. */
@@ -136,5 +136,16 @@ describe('lazy-mcp serve with the SDK v1 client', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('lazy-mcp serve usage', () => {
+  it('explains itself on stderr and refuses an unknown option with status 2, leaving stdout to MCP', async () => {
+    const help = await runNode(cliPath, ['serve', '--help']);
+    expect(help).toMatchObject({ code: 0, stdout: '' });
+    expect(help.stderr).toContain('lazy-mcp serve');
+    const bad = await runNode(cliPath, ['serve', '--nope']);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr).toContain("Unknown option '--nope'");
   });
 });
