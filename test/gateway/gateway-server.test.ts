@@ -79,6 +79,8 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(crash).toMatchObject({ data: { code: 'peer-exited', server: 'a' } });
     const again = await client.callTool({ name: 'mcp__a__echo', arguments: { text: 'still here' } });
     expect(textOf(again as { content: unknown[] })).toBe('still here');
+    const backendError = await client.callTool({ name: 'mcp__a__missing_file', arguments: {} }).catch((e: unknown) => e);
+    expect(backendError).toMatchObject({ code: -32602, data: { code: 'rpc-error', server: 'a', rpc: { code: -32602, message: expect.stringContaining('input file not found') } } });
     const own = await client.callTool({ name: 'mcp__a__fail', arguments: { why: 'nope' } });
     expect(own).toMatchObject({ isError: true });
   });
