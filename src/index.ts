@@ -54,4 +54,8 @@ export type { LoginOptions } from './manager/auth.js';
 export type { Authorize } from './transport/http/oauth/oauth-provider.js';
 export type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './transport/http/oauth/token-store.js';
 export { ToolSearchIndex } from './model/tool-search.js';
+export { serveGateway } from './gateway/serve-gateway.js';
+export type { ServeGatewayOptions, ServedGateway } from './gateway/serve-gateway.js';
+export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
+export type { HttpListenerOptions } from './gateway/http-listener.js';
 export type { SearchOptions, SearchableTool, ToolMatch } from './model/tool-search.js';

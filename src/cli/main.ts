@@ -6,6 +6,8 @@ import { packageVersion } from './environment.js';
 
 /** Runs one command line and resolves to the exit status. */
 async function main(argv: readonly string[]): Promise<number> {
+  // `serve` parses its own options: it is a long-running server, not a one-shot command.
+  if (argv[0] === 'serve') return (await import('./serve.js')).serve(argv.slice(1));
   let invocation;
   try {
     invocation = parseCommandLine(argv);

@@ -1,0 +1,147 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseJsonc } from 'jsonc-parser';
+import { serveGateway } from '../gateway/serve-gateway.js';
+import { McpServerManager } from '../index.js';
+import { EXIT, UsageError } from './args.js';
+import { bundledConfigPath, packageVersion, prepareEnvironment } from './environment.js';
+import { oneLine } from './format.js';
+
+export const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
+
+Usage:
+  lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--verbose]
+  lazy-mcp serve --http [--port N] [--host ADDR] [--token T] [...]
+
+Options:
+  --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
+  --cache-dir DIR   keep tool lists in DIR so tools/list starts no server on later runs
+  --search          expose search_tools and call_tool instead of every tool
+  --http            serve Streamable HTTP instead of stdio
+  --port N          HTTP port (default: the config's gateway.port, else 8808; 0 picks one)
+  --host ADDR       HTTP address (default 127.0.0.1); other than loopback, give --token
+  --token T         require "Authorization: Bearer T" on every HTTP request
+  --verbose         show server stderr on stderr
+
+The config file may hold "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" }.
+stdio ends when the client closes stdin; HTTP ends on SIGINT or SIGTERM. Every server is
+stopped either way.
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  search: { type: 'boolean' },
+  http: { type: 'boolean' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The `gateway` section a config file may have. */
+interface GatewaySection {
+  search?: boolean;
+  port?: number;
+  host?: string;
+}
+
+const DEFAULT_PORT = 8808;
+
+/** Runs `lazy-mcp serve` until its client or a signal ends it; resolves to the exit status. Never writes to stdout but MCP. */
+export async function serve(argv: readonly string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }));
+  } catch (error) {
+    process.stderr.write(`lazy-mcp serve: ${oneLine((error as Error).message)} (see lazy-mcp serve --help)\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    process.stderr.write(SERVE_USAGE);
+    return EXIT.ok;
+  }
+  prepareEnvironment();
+  const configPath = configFile(values.config);
+  let manager: McpServerManager;
+  let section: GatewaySection;
+  let port: number;
+  try {
+    section = gatewaySection(configPath);
+    port = values.port === undefined ? (section.port ?? DEFAULT_PORT) : parsePort(values.port);
+    manager = McpServerManager.fromFile(configPath, {
+      clientInfo: { name: 'lazy-mcp', version: packageVersion() },
+      ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
+    });
+  } catch (error) {
+    process.stderr.write(`lazy-mcp serve: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (values.verbose) manager.on('stderr', ({ server, line }) => process.stderr.write(`[${server}] ${line}\n`));
+  manager.on('exit', ({ server, error }) => error && process.stderr.write(`lazy-mcp serve: ${error.message}\n`));
+
+  const host = values.host ?? section.host;
+  let served;
+  try {
+    served = await serveGateway(manager, {
+      search: values.search ?? section.search ?? false,
+      serverInfo: { name: 'lazy-mcp', version: packageVersion() },
+      ...(values.http ? { transport: 'http' as const, http: { port, ...(host === undefined ? {} : { host }), ...(values.token === undefined ? {} : { token: values.token }) } } : {}),
+    });
+  } catch (error) {
+    process.stderr.write(`lazy-mcp serve: ${(error as Error).message}\n`);
+    await manager.shutdown();
+    return EXIT.failed;
+  }
+  if (served.url) process.stderr.write(`lazy-mcp serve: listening on ${served.url}\n`);
+  if (served.url && host !== undefined && !['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) && values.token === undefined) {
+    process.stderr.write('lazy-mcp serve: warning: listening beyond loopback without --token; anyone who can reach the port can call every tool\n');
+  }
+
+  const stop = () => void served.close();
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+  try {
+    await served.done;
+  } finally {
+    await served.close();
+    await manager.shutdown();
+    process.off('SIGINT', stop).off('SIGTERM', stop);
+    // Nothing of ours is left to read: let the process end even if stdin is still referenced.
+    process.stdin.unref?.();
+  }
+  return EXIT.ok;
+}
+
+/** `--config`, else `./.mcp.json` when there is one, else the bundled example (as the other commands). */
+function configFile(explicit: string | undefined): string {
+  if (explicit !== undefined) return resolve(explicit);
+  const local = join(process.cwd(), '.mcp.json');
+  return existsSync(local) ? local : bundledConfigPath;
+}
+
+function gatewaySection(path: string): GatewaySection {
+  let parsed: unknown;
+  try {
+    parsed = parseJsonc(readFileSync(path, 'utf8'));
+  } catch {
+    return {}; // the manager reports an unreadable file with the details
+  }
+  const section = (parsed as { gateway?: unknown } | undefined)?.gateway;
+  if (section === undefined) return {};
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new UsageError(`${path}: "gateway" must be an object, got ${JSON.stringify(section)}`);
+  const { search, port, host } = section as Record<string, unknown>;
+  if (search !== undefined && typeof search !== 'boolean') throw new UsageError(`${path}: gateway.search must be true or false, got ${JSON.stringify(search)}`);
+  if (port !== undefined && !(Number.isSafeInteger(port) && (port as number) >= 0 && (port as number) < 65536)) {
+    throw new UsageError(`${path}: gateway.port must be a whole number from 0 to 65535, got ${JSON.stringify(port)}`);
+  }
+  if (host !== undefined && typeof host !== 'string') throw new UsageError(`${path}: gateway.host must be a string, got ${JSON.stringify(host)}`);
+  return section as GatewaySection;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(text)}`);
+  return port;
+}

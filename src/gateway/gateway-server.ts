@@ -1,0 +1,280 @@
+import { McpError } from '../errors.js';
+import type { McpServerManager } from '../manager/manager.js';
+import type { ToolSession } from '../manager/session.js';
+import type { ToolFilter } from '../manager/tool-filter.js';
+import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
+import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
+import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
+import { PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
+import { type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import type { Channel, Disposable, RequestId } from '../transport/channel.js';
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
+import { ResourceRouter } from './resource-router.js';
+
+/** How the pool is presented to the gateway's clients. */
+export interface GatewayOptions {
+  /**
+   * Search mode: list two tools, `search_tools` and `call_tool`, instead of every tool (for
+   * hosts without deferred tool loading). Default false.
+   */
+  search?: boolean;
+  /** Only these servers of the pool. Default: all. */
+  servers?: string[];
+  /** Globs over raw tool names, on top of each server's own filter. */
+  tools?: ToolFilter;
+  /** What the gateway says it is. Default `{ name: "lazy-mcp", version }`. */
+  serverInfo?: Implementation;
+  /** Told to clients in `initialize` / `server/discover`. Default: a line on the naming scheme (or on search mode). */
+  instructions?: string;
+}
+
+/** 2026 methods whose results must carry cache hints (`ttlMs`, `cacheScope`). */
+const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+
+/** `_meta` key of a 2026 notification sent on a `subscriptions/listen` stream. */
+const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+
+/**
+ * The pool presented as one MCP server: shared by every client connection (each of which
+ * is one {@link GatewayConnection}, i.e. one session of the pool), it holds the manager,
+ * what the gateway learned of resource owners, and the connections to tell of changes.
+ */
+export class Gateway {
+  readonly router = new ResourceRouter();
+  readonly serverInfo: Implementation;
+  readonly instructions: string;
+  private readonly connections = new Set<GatewayConnection>();
+  private readonly onToolsChanged = () => this.toolsChanged();
+  private changePending = false;
+  private closed = false;
+
+  constructor(
+    readonly manager: McpServerManager,
+    readonly options: GatewayOptions = {},
+  ) {
+    this.serverInfo = options.serverInfo ?? { name: 'lazy-mcp', version: DEFAULT_CLIENT_INFO.version };
+    this.instructions =
+      options.instructions ??
+      (options.search
+        ? 'Tools of several MCP servers. Call search_tools with a few words to find the tools for a task, then call_tool with the name it gives.'
+        : 'Tools of several MCP servers, named mcp__<server>__<tool>.');
+    manager.on('toolsChanged', this.onToolsChanged);
+  }
+
+  /** Serves one client over `channel` until either side closes it. */
+  connect(channel: Channel): GatewayConnection {
+    if (this.closed) {
+      void channel.close();
+      throw new McpError('closed', 'the gateway was closed', {});
+    }
+    const connection = new GatewayConnection(this, channel, () => this.connections.delete(connection));
+    this.connections.add(connection);
+    return connection;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Closes every client connection (the manager is the caller's). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.manager.off('toolsChanged', this.onToolsChanged);
+    await Promise.all([...this.connections].map((c) => c.close()));
+  }
+
+  /** A burst of backends' changes (a reload, several starts) becomes one notification per client. */
+  private toolsChanged(): void {
+    if (this.changePending || this.options.search) return;
+    this.changePending = true;
+    queueMicrotask(() => {
+      this.changePending = false;
+      for (const connection of this.connections) connection.toolsChanged();
+    });
+  }
+}
+
+/** One client of the gateway: its request engine over its channel, and its session of the pool. */
+export class GatewayConnection {
+  readonly engine: RequestEngine;
+  private readonly session: ToolSession;
+  /** Legacy era: set by `notifications/initialized`; list_changed goes only to initialized clients. */
+  private initialized = false;
+  /** 2026 era: open `subscriptions/listen` requests that want tools/list_changed. */
+  private readonly listens = new Set<RequestId>();
+  private readonly subscriptions: Disposable[] = [];
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly channel: Channel,
+    private readonly onEnd: () => void,
+  ) {
+    const { options } = gateway;
+    this.session = gateway.manager.session({ ...(options.servers ? { servers: options.servers } : {}), ...(options.tools ? { tools: options.tools } : {}) });
+    this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
+    this.subscriptions.push(this.engine.onClose(() => this.ended()));
+    this.register();
+  }
+
+  /** Ends this client's connection and its session (its calls in flight are cancelled). Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.engine.close().catch(() => undefined);
+    return this.closing;
+  }
+
+  /** @internal Tells this client the tool list changed, in its era's way. */
+  toolsChanged(): void {
+    if (this.initialized) this.engine.notify('notifications/tools/list_changed').catch(() => undefined);
+    for (const id of this.listens) {
+      this.engine.notify('notifications/tools/list_changed', { _meta: { [SUBSCRIPTION_ID_META_KEY]: id } }, { relatedTo: id }).catch(() => undefined);
+    }
+  }
+
+  private ended(): void {
+    this.session.close();
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.listens.clear();
+    this.onEnd();
+  }
+
+  private register(): void {
+    const engine = this.engine;
+    engine.onRequest('initialize', (params) => this.initialize(params));
+    engine.onNotification('notifications/initialized', () => void (this.initialized = true));
+    this.handle('server/discover', () => ({
+      supportedVersions: [MODERN_PROTOCOL_VERSION],
+      capabilities: this.capabilities(),
+      serverInfo: this.gateway.serverInfo,
+      instructions: this.gateway.instructions,
+    }));
+    this.handle('ping', () => ({}));
+    this.handle('tools/list', () => this.listTools());
+    this.handle('tools/call', (params, ctx) => this.callTool(params, ctx));
+    this.handle('resources/list', () => this.listResources());
+    this.handle('resources/templates/list', () => this.listTemplates());
+    this.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
+    this.handle('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
+  }
+
+  /**
+   * Registers a handler that serves both eras: a request carrying the 2026-07-28 `_meta`
+   * envelope gets a 2026 result (`resultType`, our identity in `_meta`), one naming a
+   * revision we do not speak gets -32022 with the revisions we do, any other is legacy.
+   * Every failure becomes a JSON-RPC error with our code and server in `data`.
+   */
+  private handle(method: string, work: (params: Record<string, unknown>, ctx: IncomingRequestContext) => unknown): void {
+    this.engine.onRequest(method, async (raw, ctx) => {
+      const params = (raw ?? {}) as Record<string, unknown>;
+      const version = (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+      const modern = version === MODERN_PROTOCOL_VERSION;
+      if (version !== undefined && !modern && !(SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) {
+        throw rpcFailure(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(version)}`, {
+          supported: [MODERN_PROTOCOL_VERSION],
+          requested: version,
+        });
+      }
+      let result: Record<string, unknown>;
+      try {
+        result = (await work(params, ctx)) as Record<string, unknown>;
+      } catch (error) {
+        throw toRpcError(error);
+      }
+      if (!modern) return result;
+      const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
+      // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
+      const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
+      return { ...result, ...hints, resultType: 'complete', _meta: meta };
+    });
+  }
+
+  /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
+  private initialize(raw: unknown): Record<string, unknown> {
+    const requested = (raw as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LATEST_PROTOCOL_VERSION;
+    this.channel.setProtocolVersion?.(protocolVersion);
+    return { protocolVersion, capabilities: this.capabilities(), serverInfo: this.gateway.serverInfo, instructions: this.gateway.instructions };
+  }
+
+  private capabilities(): Record<string, unknown> {
+    return { tools: { listChanged: !this.gateway.options.search }, resources: {} };
+  }
+
+  private async listTools(): Promise<Record<string, unknown>> {
+    if (this.gateway.options.search) return { tools: searchAndCallTools().map((t) => t.tool) };
+    const tools = await this.session.listTools();
+    return { tools: tools.map(({ name, tool }) => ({ ...tool, name })) };
+  }
+
+  private async callTool(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const { name, arguments: args } = params;
+    if (typeof name !== 'string') throw rpcFailure(INVALID_PARAMS, `tools/call needs a tool "name" string, got ${JSON.stringify(name) ?? 'nothing'}`);
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw rpcFailure(INVALID_PARAMS, `tools/call "arguments" must be an object, got ${JSON.stringify(args)}`);
+    }
+    const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    const onProgress =
+      typeof token === 'string' || typeof token === 'number'
+        ? (p: Progress) => {
+            const body = { progressToken: token, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) };
+            this.engine.notify('notifications/progress', body, { relatedTo: ctx.id }).catch(() => undefined);
+          }
+        : undefined;
+    const options = { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) };
+    const argsObject = (args ?? {}) as Record<string, unknown>;
+    if (this.gateway.options.search) {
+      // The search answers from known tools only; a first search (no cache yet) must not find nothing,
+      // so the tools get listed first: from the cache when it has them, else the servers start in parallel.
+      if (name === SEARCH_TOOLS_NAME) await this.session.listTools();
+      return runSearchAndCall(this.session, name, argsObject, options);
+    }
+    return this.session.callTool(name, argsObject, options);
+  }
+
+  private async listResources(): Promise<Record<string, unknown>> {
+    const resources = await this.session.listResources();
+    this.gateway.router.learnResources(resources);
+    return { resources: resources.map((r) => r.resource) };
+  }
+
+  private async listTemplates(): Promise<Record<string, unknown>> {
+    const templates = await this.session.listResourceTemplates();
+    this.gateway.router.learnTemplates(templates);
+    return { resourceTemplates: templates.map((t) => t.resourceTemplate) };
+  }
+
+  /** Reads from the server whose listing named the URI; a URI no listing named is looked for by listing first. */
+  private async readResource(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const { uri } = params;
+    if (typeof uri !== 'string') throw rpcFailure(INVALID_PARAMS, `resources/read needs a "uri" string, got ${JSON.stringify(uri) ?? 'nothing'}`);
+    const router = this.gateway.router;
+    let server = router.serverOf(uri);
+    if (server === undefined) {
+      await Promise.all([this.listResources(), this.listTemplates()]);
+      server = router.serverOf(uri);
+    }
+    if (server === undefined) throw rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: no server of this gateway lists ${JSON.stringify(uri)}`, { uri });
+    return this.session.readResource(server, uri, { signal: ctx.signal });
+  }
+
+  /**
+   * 2026 `subscriptions/listen`: acknowledges the notifications we can send (tools/list_changed)
+   * and keeps the request open; its notifications travel related to it until it is cancelled.
+   */
+  private listen(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const wanted = (params.notifications ?? {}) as Record<string, unknown>;
+    const honored = wanted.toolsListChanged === true && !this.gateway.options.search ? { toolsListChanged: true } : {};
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: ctx.id };
+    this.engine.notify('notifications/subscriptions/acknowledged', { notifications: honored, _meta: meta }, { relatedTo: ctx.id }).catch(() => undefined);
+    if ('toolsListChanged' in honored) this.listens.add(ctx.id);
+    return new Promise((resolve) => {
+      const done = () => {
+        this.listens.delete(ctx.id);
+        resolve({ _meta: meta });
+      };
+      if (ctx.signal.aborted) done();
+      else ctx.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

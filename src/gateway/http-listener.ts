@@ -1,0 +1,215 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { McpError } from '../errors.js';
+import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
+import type { JsonRpcMessage } from '../transport/channel.js';
+import type { Gateway } from './gateway-server.js';
+import { HttpServerChannel } from './http-server-channel.js';
+
+export interface HttpListenerOptions {
+  /** Address to bind. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** URL path of the endpoint. Default `/mcp`. */
+  path?: string;
+  /**
+   * Values of the `Host` header accepted (DNS rebinding defence), as `name` or `name:port`.
+   * Default: the loopback names (`127.0.0.1`, `localhost`, `[::1]`) when bound to loopback,
+   * else any.
+   */
+  allowedHosts?: string[];
+  /** Origins accepted besides the loopback ones (`http://localhost:*` and the like). A request without `Origin` is accepted. */
+  allowedOrigins?: string[];
+  /** When set, every request must carry `Authorization: Bearer <token>`. Meant for non-loopback binds. */
+  token?: string;
+  /** Largest request body, in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * A legacy session with no request in flight, no GET stream and no request for this long
+   * is ended (a client that went away without DELETE), in ms. Default 30 minutes.
+   */
+  sessionIdleMs?: number;
+}
+
+/** The listening endpoint. */
+export interface HttpListener {
+  readonly url: string;
+  /** Resolves once the listener is closed. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/**
+ * Streamable HTTP for the gateway, both eras on one endpoint: a POST of `initialize` opens a
+ * legacy session (`Mcp-Session-Id`; GET for its stream, DELETE to end it); a POST carrying
+ * the 2026-07-28 envelope is served alone, statelessly, so any replica behind a load
+ * balancer can answer it. Host, Origin and the optional bearer token are checked first.
+ */
+export async function listenHttp(gateway: Gateway, options: HttpListenerOptions = {}): Promise<HttpListener> {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const loopback = LOOPBACK_HOSTS.includes(host) || host === '::1';
+  const sessions = new Map<string, HttpServerChannel>();
+  const lastSeen = new Map<string, number>();
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sockets = new Set<Socket>();
+  let url = '';
+
+  const allowedHost = (value: string | undefined): boolean => {
+    if (value === undefined) return false;
+    const allowed = options.allowedHosts ?? (loopback ? LOOPBACK_HOSTS : undefined);
+    if (!allowed) return true;
+    // A rebinding attacker's page sends its own name: the name decides, whatever the port.
+    return allowed.includes(value) || allowed.includes(value.replace(/:\d+$/, ''));
+  };
+  const allowedOrigin = (value: string | undefined): boolean =>
+    value === undefined || LOOPBACK_ORIGIN.test(value) || (options.allowedOrigins ?? []).includes(value);
+  const authorized = (value: string | undefined): boolean => {
+    if (options.token === undefined) return true;
+    const given = Buffer.from(value?.startsWith('Bearer ') ? value.slice(7) : '');
+    const expected = Buffer.from(options.token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!allowedHost(req.headers.host)) return refuse(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
+    if (!allowedOrigin(req.headers.origin)) return refuse(res, 403, `Origin ${JSON.stringify(req.headers.origin)} is not allowed`);
+    if (!authorized(req.headers.authorization)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return refuse(res, 401, 'a bearer token is required');
+    }
+    if ((req.url ?? '').split('?')[0] !== path) return refuse(res, 404, `not found; the MCP endpoint is ${path}`);
+    const sessionId = header(req, 'mcp-session-id');
+    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (sessionId !== undefined && !session) return refuse(res, 404, 'Session not found', -32001);
+    if (session) lastSeen.set(sessionId!, Date.now());
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && version !== MODERN_PROTOCOL_VERSION && !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+      return refuse(res, 400, `Unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
+    }
+    if (req.method === 'GET') {
+      if (!session) return refuse(res, 405, 'GET needs an Mcp-Session-Id (legacy sessions only)');
+      return session.attachStandalone(res);
+    }
+    if (req.method === 'DELETE') {
+      if (!session) return refuse(res, 400, 'DELETE needs an Mcp-Session-Id');
+      sessions.delete(sessionId!);
+      await session.close();
+      return void res.writeHead(204).end();
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'GET, POST, DELETE');
+      return refuse(res, 405, `method ${req.method} is not allowed`);
+    }
+    const body = await readBody(req, maxBody);
+    if (body === undefined) return refuse(res, 413, `the request body is over ${maxBody} bytes`);
+    let message: JsonRpcMessage;
+    try {
+      message = JSON.parse(body) as JsonRpcMessage;
+    } catch {
+      return refuse(res, 400, 'Parse error: the body is not JSON', -32700);
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return refuse(res, 400, 'the body must be one JSON-RPC message (batches are not accepted)', -32600);
+    const sse = (req.headers.accept ?? '').includes('text/event-stream');
+    const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+    if (session) return session.accept(message, res, sse);
+    if (m.method === 'initialize') {
+      const id = randomUUID();
+      const channel = new HttpServerChannel(url, id, false);
+      sessions.set(id, channel);
+      lastSeen.set(id, Date.now());
+      channel.onClose(() => {
+        sessions.delete(id);
+        lastSeen.delete(id);
+      });
+      gateway.connect(channel);
+      res.setHeader('mcp-session-id', id);
+      return channel.accept(message, res, sse);
+    }
+    const modern = version === MODERN_PROTOCOL_VERSION || m.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+    if (!modern) return refuse(res, 400, 'Bad Request: no Mcp-Session-Id; send initialize first, or use protocol revision 2026-07-28', -32000);
+    // Stateless: a connection (and pool session) for this one request, ended once it is answered.
+    const channel = new HttpServerChannel(url, undefined, true);
+    channel.onAnswered(() => {
+      if (channel.openRequests === 0) void channel.close();
+    });
+    gateway.connect(channel);
+    channel.accept(message, res, sse);
+    if (channel.openRequests === 0) void channel.close();
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) refuse(res, 500, error instanceof Error ? error.message : String(error));
+      else res.end();
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new McpError('connect-failed', `cannot listen on ${host}:${options.port ?? 0}: ${error.message}`, { cause: error })),
+    );
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, channel] of sessions) {
+      if (now - (lastSeen.get(id) ?? now) > idleMs && !channel.busy) void channel.close();
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map((s) => s.close()));
+      sessions.clear();
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await done;
+      resolveClosed();
+    })());
+  return { url, closed, close };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** An HTTP error with a JSON-RPC error body, as the SDK's clients expect. */
+function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** The body as text, or undefined when it is over `max` bytes. */
+async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) return undefined;
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of req) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,74 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Message, MessageWriter } from 'vscode-jsonrpc';
+import { McpError } from '../errors.js';
+import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from '../transport/channel.js';
+import { createMessageIO, type FramingOptions } from '../transport/framing.js';
+import { Listeners } from '../transport/listeners.js';
+
+/**
+ * The server end of MCP stdio: messages from a client on `input` (our stdin), answers on
+ * `output` (our stdout), one JSON object per line. The client closing our stdin (EOF) ends
+ * the channel with `peer-eof`; `close()` stops reading and leaves the streams to their owner.
+ */
+export class StdioServerChannel implements Channel {
+  readonly info: ChannelInfo = { transport: 'stdio', stderrTail: () => [] };
+  private readonly writer: MessageWriter;
+  private readonly messages = new Listeners<[JsonRpcMessage, MessageContext]>();
+  private readonly noise = new Listeners<[string]>();
+  private readonly closeListeners = new Listeners<[McpError]>();
+  private readonly reading: Disposable;
+  private reason: McpError | undefined;
+
+  constructor(input: Readable, output: Writable, options?: FramingOptions) {
+    const { reader, writer } = createMessageIO('newline', input, output, options);
+    this.writer = writer;
+    reader.onNoise((text) => this.noise.fire(text));
+    reader.onError((error) => {
+      if (error instanceof McpError) this.end(error);
+    });
+    reader.onClose(() => this.end(new McpError('peer-eof', 'the client closed the gateway\'s stdin')));
+    // A client that stops reading our stdout (it exited) is the end of the conversation too.
+    writer.onError(() => this.end(new McpError('peer-eof', 'the client stopped reading the gateway\'s stdout')));
+    const context: MessageContext = {};
+    this.reading = reader.listen((message) => {
+      if (this.reason === undefined) this.messages.fire(message as JsonRpcMessage, context);
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.reason === undefined;
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.reason) return Promise.reject(this.reason);
+    return this.writer.write(message as Message).catch((error: unknown) => {
+      throw this.reason ?? new McpError('peer-eof', `cannot write to the client: ${(error as Error).message}`, { cause: error });
+    });
+  }
+
+  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
+    return this.messages.add(listener);
+  }
+
+  onNoise(listener: (text: string) => void): Disposable {
+    return this.noise.add(listener);
+  }
+
+  onClose(listener: (reason: McpError) => void): Disposable {
+    return this.closeListeners.add(listener);
+  }
+
+  close(): Promise<void> {
+    this.end(new McpError('closed', 'the gateway closed the connection'));
+    return Promise.resolve();
+  }
+
+  private end(reason: McpError): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.reading.dispose();
+    this.closeListeners.fire(reason);
+    this.closeListeners.clear();
+    this.messages.clear();
+  }
+}

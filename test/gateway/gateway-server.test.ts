@@ -1,0 +1,211 @@
+import { Client } from '@modelcontextprotocol/client';
+import { Gateway, type GatewayOptions } from '../../src/gateway/gateway-server.js';
+import { McpServerManager, type ManagerOptions } from '../../src/manager/manager.js';
+import { createMemoryChannelPair } from '../../src/transport/memory.js';
+import { fixture, textOf } from '../support/fixtures.js';
+import { tempDir } from '../support/temp-dirs.js';
+import { ChannelTransport } from './channel-transport.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Era = 'legacy' | '2026';
+
+/** A manager over real fixture servers, a gateway on it, and an SDK v2 client talking to it in memory. */
+async function setUp(servers: Record<string, object>, era: Era, options: GatewayOptions = {}, managerOptions: ManagerOptions = {}) {
+  const manager = McpServerManager.fromConfig({ mcpServers: servers }, managerOptions);
+  cleanups.push(() => manager.shutdown());
+  const starts: string[] = [];
+  manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
+  const gateway = new Gateway(manager, options);
+  cleanups.push(() => gateway.close());
+  const [clientSide, serverSide] = createMemoryChannelPair();
+  gateway.connect(serverSide);
+  const client = new Client(
+    { name: 'test', version: '1.0.0' },
+    era === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(new ChannelTransport(clientSide));
+  cleanups.push(() => client.close());
+  return { manager, gateway, client, starts };
+}
+
+/** Polls an async check until it holds, at most `ms`. */
+async function waitForAsync(check: () => Promise<boolean>, ms = 10000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)', (era) => {
+  it('negotiates the era and names itself', async () => {
+    const { client, starts } = await setUp({ a: fixture('echo-server.mjs') }, era);
+    expect(client.getServerVersion()).toMatchObject({ name: 'lazy-mcp' });
+    expect(client.getNegotiatedProtocolVersion()).toBe(era === '2026' ? '2026-07-28' : '2025-11-25');
+    expect(client.getInstructions()).toContain('mcp__<server>__<tool>');
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
+    expect(starts).toEqual([]);
+  });
+
+  it('lists the pool tools under public names; from a warm cache it starts nothing, and a call starts only its server', async () => {
+    const cacheDir = tempDir();
+    const servers = { a: fixture('echo-server.mjs'), b: fixture('echo-server.mjs') };
+    const cold = await setUp(servers, era, {}, { cacheDir });
+    const { tools } = await cold.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__a__echo', 'mcp__b__echo', 'mcp__a__add']));
+    expect(tools.find((t) => t.name === 'mcp__a__echo')?.description).toContain('Echo the text back');
+    expect(cold.starts.sort()).toEqual(['a', 'b']);
+    await cold.manager.shutdown();
+
+    const warm = await setUp(servers, era, {}, { cacheDir });
+    expect((await warm.client.listTools()).tools.map((t) => t.name).sort()).toEqual(tools.map((t) => t.name).sort());
+    expect(warm.starts).toEqual([]);
+    const result = await warm.client.callTool({ name: 'mcp__b__echo', arguments: { text: 'hi' } });
+    expect(textOf(result as { content: unknown[] })).toBe('hi');
+    expect(warm.starts).toEqual(['b']);
+  });
+
+  it('maps failures to JSON-RPC errors with our code and server in data, and stays up', async () => {
+    const { client } = await setUp({ a: fixture('echo-server.mjs'), gone: { command: '/nonexistent/lazy-mcp-test-binary' } }, era);
+    const unknown = await client.callTool({ name: 'mcp__a__nope', arguments: {} }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: -32602, data: { code: 'unknown-tool', server: 'a' } });
+    const down = await client.callTool({ name: 'mcp__gone__echo', arguments: {} }).catch((e: unknown) => e);
+    expect(down).toMatchObject({ code: -32603, data: { server: 'gone' } });
+    const crash = await client.callTool({ name: 'mcp__a__crash', arguments: {} }).catch((e: unknown) => e);
+    expect(crash).toMatchObject({ data: { code: 'peer-exited', server: 'a' } });
+    const again = await client.callTool({ name: 'mcp__a__echo', arguments: { text: 'still here' } });
+    expect(textOf(again as { content: unknown[] })).toBe('still here');
+    const backendError = await client.callTool({ name: 'mcp__a__missing_file', arguments: {} }).catch((e: unknown) => e);
+    expect(backendError).toMatchObject({ code: -32602, data: { code: 'rpc-error', server: 'a', rpc: { code: -32602, message: expect.stringContaining('input file not found') } } });
+    const own = await client.callTool({ name: 'mcp__a__fail', arguments: { why: 'nope' } });
+    expect(own).toMatchObject({ isError: true });
+  });
+
+  it('forwards progress to the client and its cancel to the backend', async () => {
+    const { client } = await setUp({ a: fixture('echo-server.mjs') }, era);
+    const seen: number[] = [];
+    const done = await client.callTool({ name: 'mcp__a__slow', arguments: { ms: 150, interval: 50 } }, { onprogress: (p) => seen.push(p.progress) });
+    expect(textOf(done as { content: unknown[] })).toBe('done');
+    expect(seen).toEqual([1, 2, 3]);
+
+    const abort = new AbortController();
+    const slow = client.callTool({ name: 'mcp__a__slow', arguments: { ms: 20000, interval: 20 } }, { signal: abort.signal, onprogress: () => abort.abort() });
+    await expect(slow).rejects.toThrow();
+    // The backend's own record of the cancellations it received, polled with a bound.
+    let received: unknown[] = [];
+    await waitForAsync(async () => {
+      received = JSON.parse(textOf((await client.callTool({ name: 'mcp__a__cancellations', arguments: {} })) as { content: unknown[] }));
+      return received.length > 0;
+    });
+    expect(received).toHaveLength(1);
+  });
+  it('lists and reads resources, routing a URI to the server whose listing or template named it', async () => {
+    const { client, starts } = await setUp({ a: fixture('echo-server.mjs') }, era);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['mem://farewell', 'mem://greeting']);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['mem://{name}']);
+    const read = await client.readResource({ uri: 'mem://greeting' });
+    expect(read.contents).toEqual([expect.objectContaining({ uri: 'mem://greeting', text: 'hello' })]);
+    expect(starts).toEqual(['a']);
+    const missing = await client.readResource({ uri: 'other://x' }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: -32602, data: { uri: 'other://x' } });
+  });
+
+  it('in search mode lists search_tools and call_tool, finds a tool and calls it', async () => {
+    const { client, starts } = await setUp({ a: fixture('echo-server.mjs') }, era, { search: true });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['search_tools', 'call_tool']);
+    expect(starts).toEqual([]);
+    expect(client.getInstructions()).toContain('search_tools');
+    // A first search on a cold pool (no cache) lists the tools first, so it finds them.
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'add two numbers' } });
+    expect((found.structuredContent as { tools: { name: string }[] }).tools[0].name).toBe('mcp__a__add');
+    const called = await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__a__echo', arguments: { text: 'via search mode' } } });
+    expect(textOf(called as { content: unknown[] })).toBe('via search mode');
+    const bad = await client.callTool({ name: 'call_tool', arguments: { name: 'mcp__a__nope' } });
+    expect(bad).toMatchObject({ isError: true });
+  });
+});
+
+describe('the gateway and its clients', () => {
+  it('forwards a backend tools/list_changed to a legacy client', async () => {
+    const { client } = await setUp({ a: fixture('echo-server.mjs') }, 'legacy');
+    let changes = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changes++);
+    await client.callTool({ name: 'mcp__a__tools_changed', arguments: {} });
+    await waitForAsync(async () => changes > 0, 5000);
+    expect(changes).toBeGreaterThan(0);
+  });
+
+  it('forwards a backend tools/list_changed to a 2026 client through its subscriptions/listen stream', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs') } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const methods: string[] = [];
+    serverSide.onMessage((m) => void ('method' in m && methods.push(m.method)));
+    let changes = 0;
+    const client = new Client(
+      { name: 'test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, listChanged: { tools: { autoRefresh: false, onChanged: () => void changes++ } } },
+    );
+    await client.connect(new ChannelTransport(clientSide));
+    cleanups.push(() => client.close());
+    await client.callTool({ name: 'mcp__a__tools_changed', arguments: {} });
+    await waitForAsync(async () => changes > 0, 5000);
+    expect(changes).toBeGreaterThan(0);
+    expect(methods).toContain('subscriptions/listen');
+  });
+
+  it("each client is its own session: closing one cancels its calls, not the other one's", async () => {
+    const { gateway, client } = await setUp({ a: fixture('echo-server.mjs') }, 'legacy');
+    const [otherSide, otherServer] = createMemoryChannelPair();
+    gateway.connect(otherServer);
+    const other = new Client({ name: 'other', version: '1.0.0' });
+    await other.connect(new ChannelTransport(otherSide));
+    expect(gateway.connectionCount).toBe(2);
+    await client.callTool({ name: 'mcp__a__echo', arguments: { text: 'warm up' } });
+    const mine = client.callTool({ name: 'mcp__a__slow', arguments: { ms: 500 } });
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    const theirs = other.callTool({ name: 'mcp__a__slow', arguments: { ms: 20000, interval: 50 } }, { onprogress: () => running() }).catch((e: unknown) => e);
+    await started;
+    await other.close();
+    await theirs;
+    expect(textOf((await mine) as { content: unknown[] })).toBe('done');
+    // The backend was told of the closed client's call, and only of that one.
+    let received: unknown[] = [];
+    await waitForAsync(async () => {
+      received = JSON.parse(textOf((await client.callTool({ name: 'mcp__a__cancellations', arguments: {} })) as { content: unknown[] }));
+      return received.length > 0;
+    });
+    expect(received).toHaveLength(1);
+    expect(gateway.connectionCount).toBe(1);
+  });
+
+  it('answers a request naming an unknown modern revision with -32022 and the revisions it speaks', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: {} });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const answers: unknown[] = [];
+    clientSide.onMessage((m) => answers.push(m));
+    await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } });
+    await clientSide.send({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+    await waitForAsync(async () => answers.length === 2, 5000);
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32022, message: expect.any(String), data: { supported: ['2026-07-28'], requested: '2099-01-01' } } },
+      { jsonrpc: '2.0', id: 2, result: expect.objectContaining({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 0 }) },
+    ]);
+  });
+});
+
