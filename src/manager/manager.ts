@@ -527,7 +527,7 @@ export class McpServerManager extends EventEmitter {
     this.assertOpen();
     // A known tool needs no routing wait, so no budget: the request gets the call's own options.
     const known = this.index.resolve(name);
-    if (known && (!view || view.has(known.server))) return await this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter);
+    if (known && (!view || view.has(known.server))) return await this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter, caller);
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));

@@ -126,6 +126,7 @@ export class ManifestCache {
 
   /** Resolves once every queued change is on disk, or after `ms`, whichever is first. Never rejects. */
   flushed(ms: number): Promise<void> {
+    if (!this.draining) return Promise.resolve();
     return new Promise((done) => {
       const timer = setTimeout(done, ms);
       const check = (): void => {

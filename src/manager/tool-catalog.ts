@@ -15,6 +15,9 @@ const LIST_TOOLS = { method: 'tools/list' };
  * live listings or, when there is a `cacheDir`, from the manifest cache, kept in step
  * with the servers (revalidated on start, dropped on `list_changed`).
  */
+/** How long a listing waits for its cache write. */
+const LISTING_WRITE_WAIT_MS = 1000;
+
 export class ToolCatalog {
   readonly index: ToolIndex;
   readonly prompts: PromptIndex;
@@ -52,7 +55,7 @@ export class ToolCatalog {
   /** A server's tools: known ones, else a fresh cache entry, else from the (started) server. */
   async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
     const known = this.index.toolsOf(slot.name);
-    if (known) return known;
+    if (known) return this.once(known);
     if (slot.state !== 'ready' && slot.state !== 'starting') {
       const cached = await this.fromCache(slot);
       if (cached) return cached;
@@ -72,7 +75,7 @@ export class ToolCatalog {
       }
       await relist;
     }
-    return this.index.toolsOf(slot.name) ?? [];
+    return this.once(this.index.toolsOf(slot.name) ?? []);
   }
 
   /**
@@ -97,6 +100,15 @@ export class ToolCatalog {
     this.save(slot, client);
   }
 
+  /**
+   * A listing resolves once what it wrote is on disk, so a manager made next finds it; a
+   * write that never completes (a cache folder under /proc) holds it a second at most.
+   */
+  private async once<T>(listing: T): Promise<T> {
+    await this.flushed(LISTING_WRITE_WAIT_MS);
+    return listing;
+  }
+
   /** Resolves once the cache writes queued so far are on disk, or after `ms`. Never rejects. */
   flushed(ms: number): Promise<void> {
     return this.cache ? this.cache.flushed(ms) : Promise.resolve();
@@ -116,7 +128,7 @@ export class ToolCatalog {
   /** A server's prompts: known ones, else a fresh cache entry's, else from the (started) server. */
   async promptsOf(slot: ServerSlot): Promise<ManagedPrompt[]> {
     const known = this.prompts.promptsOf(slot.name);
-    if (known) return known;
+    if (known) return this.once(known);
     if (slot.state !== 'ready' && slot.state !== 'starting') {
       await this.fromCache(slot);
       const cached = this.prompts.promptsOf(slot.name);
@@ -137,7 +149,7 @@ export class ToolCatalog {
       }
       await relist;
     }
-    return this.prompts.promptsOf(slot.name) ?? [];
+    return this.once(this.prompts.promptsOf(slot.name) ?? []);
   }
 
   /** The server's `prompts/list_changed`: forget its prompts and, while it runs, list them again. */

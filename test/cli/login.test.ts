@@ -54,7 +54,7 @@ describe('lazy-mcp login <server>', () => {
     const config = join(scratch.path, 'plain.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { plain: { type: 'http', url: f.resource.href } } }));
     const run = await runCli(['--config', config, 'login', 'plain'], { env: { XDG_STATE_HOME: join(scratch.path, 'state2') } });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2); // the caller's mistake, as for any invalid-arguments
     expect(run.stderr).toContain('login needs an HTTP server with "oauth"');
   });
 });

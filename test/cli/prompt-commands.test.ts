@@ -24,14 +24,4 @@ describe('prompts, prompt and tool commands', () => {
     const notString = await runCli(['prompt', 'mcp__hf__greet', '{"who":3}', ...config]);
     expect(notString.code).toBe(2);
   });
-
-  it('tool prints one tool\'s description and input schema', async () => {
-    const run = await runCli(['tool', 'mcp__hf__read_file', ...config]);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toContain('mcp__hf__read_file (server "hf", tool "read_file") — Read a file\n\nNeeds a path\n\nInput schema:\n{');
-    expect(run.stdout).toContain('"required": [');
-    const wrong = await runCli(['tool', 'mcp__hf__read_fil', ...config]);
-    expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain('did you mean mcp__hf__read_file');
-  });
 });
