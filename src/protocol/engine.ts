@@ -175,7 +175,7 @@ export class RequestEngine {
     const request = this.pending.take(id);
     if (!request) return;
     if (!this.endReason && !silent.has(request)) {
-      if (this.channel.abandon) this.channel.abandon(id);
+      if (this.channel.abandon) this.channel.abandon(id, error.message);
       else this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
     }
     request.reject(error);

@@ -56,10 +56,11 @@ export interface Channel {
   onClose(listener: (reason: McpError) => void): Disposable;
   /**
    * The sender no longer waits for request `id` (timed out, cancelled). A transport with
-   * a stream per request (2026 Streamable HTTP) closes that stream; others do nothing,
-   * and the caller sends `notifications/cancelled` itself where the era wants it.
+   * a stream per request (2026 Streamable HTTP) closes that stream; stdio drops the frame
+   * if it is still queued, else sends `notifications/cancelled` with `reason`. Without it
+   * the caller sends `notifications/cancelled` itself.
    */
-  abandon?(id: RequestId): void;
+  abandon?(id: RequestId, reason?: string): void;
   /** stdio: each stderr line of the server process, as it arrives. */
   onStderr?(listener: (line: string) => void): Disposable;
   /** stdio: fires once with the process's exit status (also after `close()`). */

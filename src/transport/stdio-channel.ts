@@ -1,6 +1,7 @@
-import type { Message, MessageWriter } from 'vscode-jsonrpc';
+import type { Message } from 'vscode-jsonrpc';
 import { McpError, serverLabel, stderrHint } from '../errors.js';
-import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from './channel.js';
+import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from './channel.js';
+import type { FramedMessageWriter } from './framed-writer.js';
 import { createMessageIO, type Framing, type LazyMessageReader } from './framing.js';
 import { Listeners } from './listeners.js';
 import { type ExitStatus, type ProcessSpec, ServerProcess } from './server-process.js';
@@ -17,6 +18,8 @@ export interface StdioChannelOptions {
   maxMessageBytes?: number;
   /** `close()`'s default grace before SIGTERM/SIGKILL, in ms. Default 2000. */
   shutdownGraceMs?: number;
+  /** Most bytes queued for a server that is not reading; a send past it fails `unavailable`. Default 16 MiB. */
+  maxQueuedBytes?: number;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface StdioChannelOptions {
  */
 export class StdioChannel implements Channel {
   readonly info: ChannelInfo;
-  private readonly writer: MessageWriter;
+  private readonly writer: FramedMessageWriter;
   private readonly messages = new Listeners<[JsonRpcMessage, MessageContext]>();
   private readonly noise = new Listeners<[string]>();
   private readonly closeListeners = new Listeners<[McpError]>();
@@ -56,7 +59,10 @@ export class StdioChannel implements Channel {
   ) {
     this.prefix = serverLabel(options.name);
     this.info = { transport: 'stdio', pid: process.pid, stderrTail: () => process.stderrTail() };
-    const io = createMessageIO(options.framing ?? 'newline', process.stdout, process.stdin, { maxMessageBytes: options.maxMessageBytes });
+    const io = createMessageIO(options.framing ?? 'newline', process.stdout, process.stdin, {
+      maxMessageBytes: options.maxMessageBytes,
+      ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
+    });
     this.writer = io.writer;
     this.listen(io.reader);
     this.writer.onError(() => void this.peerGone());
@@ -68,6 +74,15 @@ export class StdioChannel implements Channel {
 
   get isOpen(): boolean {
     return this.reason === undefined;
+  }
+
+  /**
+   * A request nobody waits for: still queued, it is dropped unwritten (the server never
+   * sees it); written, the server is told with `notifications/cancelled`.
+   */
+  abandon(id: RequestId, reason?: string): void {
+    if (this.reason || this.writer.drop(id)) return;
+    void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage).catch(() => undefined);
   }
 
   send(message: JsonRpcMessage): Promise<void> {
