@@ -8,7 +8,7 @@ import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
 import { withDownloadHint } from './runner-hint.js';
-import type { MetricsRecorder, TrafficCounters } from './metrics.js';
+import type { MetricsRecorder } from './metrics.js';
 import { TOOL_ERROR, type TraceHandle, type Tracing } from './tracing.js';
 import { openRemoteChannel } from './remote-channel.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -359,8 +359,7 @@ export class ServerSlot {
     this.failures = 0;
     this.lastError = undefined;
     this.client = client;
-    // A connection whose transport counts bytes says so with a `traffic` field.
-    this.host.metrics?.connected((client as { traffic?: TrafficCounters }).traffic);
+    this.host.metrics?.connected(client.traffic);
     this.watch(client);
     this.setState('ready');
     this.armIdle();

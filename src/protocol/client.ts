@@ -295,6 +295,10 @@ export class McpClient extends EventEmitter {
   get transport(): Channel['info']['transport'] {
     return this.channel.info.transport;
   }
+  /** Bytes in and out so far, where the transport counts them (stdio); undefined elsewhere. */
+  get traffic(): Channel['info']['traffic'] {
+    return this.channel.info.traffic;
+  }
   /** Whether the session still works (not closed, server not gone). */
   get isOpen(): boolean {
     return this.engine.closedReason === undefined;

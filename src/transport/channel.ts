@@ -30,6 +30,8 @@ export interface ChannelInfo {
   readonly sessionId?: string;
   /** stdio: the last stderr lines; an empty list elsewhere. */
   stderrTail(): string[];
+  /** Bytes received from and sent to the server so far, where the transport counts them (stdio). */
+  readonly traffic?: { readonly bytesIn: number; readonly bytesOut: number };
 }
 
 /**

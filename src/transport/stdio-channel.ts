@@ -58,7 +58,7 @@ export class StdioChannel implements Channel {
     private readonly options: StdioChannelOptions,
   ) {
     this.prefix = serverLabel(options.name);
-    this.info = { transport: 'stdio', pid: process.pid, stderrTail: () => process.stderrTail() };
+    this.info = { transport: 'stdio', pid: process.pid, stderrTail: () => process.stderrTail(), traffic: process.traffic };
     const io = createMessageIO(options.framing ?? 'newline', process.stdout, process.stdin, {
       maxMessageBytes: options.maxMessageBytes,
       ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),

@@ -92,11 +92,17 @@ describe('manager.metrics()', () => {
     expect(m.latencyMs.p50).toBeLessThan(m.latencyMs.max);
     expect(m.lastStartAt).toBeGreaterThanOrEqual(before - 5000);
     expect(m.lastStartMs).toBeGreaterThan(0);
+    // The handshake, the listing and seven calls went over the pipes, both ways.
+    expect(m.bytesOut).toBeGreaterThan(7 * 40);
+    expect(m.bytesIn).toBeGreaterThan(7 * 40);
 
     await expect(manager.callTool('mcp__echo__crash')).rejects.toMatchObject({ code: 'peer-exited' });
     await manager.callTool('mcp__echo__echo', { text: 'back' });
+    const firstIn = m.bytesIn;
     m = manager.metrics().echo;
     expect(m).toMatchObject({ calls: 9, errors: { 'rpc-error': 1, timeout: 1, 'peer-exited': 1 }, starts: 2, restarts: 1 });
+    // The crashed connection's bytes stay counted.
+    expect(m.bytesIn).toBeGreaterThan(firstIn);
     expect(manager.status().echo.restarts).toBe(1);
     // The other server's figures are its own.
     expect(manager.metrics().other).toMatchObject({ calls: 0, starts: 0 });
