@@ -152,6 +152,8 @@ export class GatewayConnection {
     this.handle('ping', () => ({}));
     this.handle('tools/list', () => this.listTools());
     this.handle('tools/call', (params, ctx) => this.callTool(params, ctx));
+    this.handle('prompts/list', () => this.listPrompts());
+    this.handle('prompts/get', (params, ctx) => this.getPrompt(params, ctx));
     this.handle('resources/list', () => this.listResources());
     this.handle('resources/templates/list', () => this.listTemplates());
     this.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
@@ -198,7 +200,7 @@ export class GatewayConnection {
   }
 
   private capabilities(): Record<string, unknown> {
-    return { tools: { listChanged: !this.gateway.options.search }, resources: {} };
+    return { tools: { listChanged: !this.gateway.options.search }, prompts: {}, resources: {} };
   }
 
   private async listTools(): Promise<Record<string, unknown>> {
@@ -230,6 +232,20 @@ export class GatewayConnection {
       return runSearchAndCall(this.session, name, argsObject, options);
     }
     return this.session.callTool(name, argsObject, options);
+  }
+
+  private async listPrompts(): Promise<Record<string, unknown>> {
+    const prompts = await this.session.listPrompts();
+    return { prompts: prompts.map(({ name, prompt }) => ({ ...prompt, name })) };
+  }
+
+  private async getPrompt(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const { name, arguments: args } = params;
+    if (typeof name !== 'string') throw rpcFailure(INVALID_PARAMS, `prompts/get needs a prompt "name" string, got ${JSON.stringify(name) ?? 'nothing'}`);
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw rpcFailure(INVALID_PARAMS, `prompts/get "arguments" must be an object, got ${JSON.stringify(args)}`);
+    }
+    return (await this.session.getPrompt(name, (args ?? {}) as Record<string, string>, { signal: ctx.signal })) as unknown as Record<string, unknown>;
   }
 
   private async listResources(): Promise<Record<string, unknown>> {

@@ -47,7 +47,7 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(client.getServerVersion()).toMatchObject({ name: 'lazy-mcp' });
     expect(client.getNegotiatedProtocolVersion()).toBe(era === '2026' ? '2026-07-28' : '2025-11-25');
     expect(client.getInstructions()).toContain('mcp__<server>__<tool>');
-    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, prompts: {}, resources: {} });
     expect(starts).toEqual([]);
   });
 
@@ -103,6 +103,17 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     });
     expect(received).toHaveLength(1);
   });
+  it('lists prompts under public names and gets one from the server that has it; a bad name is invalid params', async () => {
+    const { client, starts } = await setUp({ a: fixture('echo-server.mjs'), hf: fixture('host-features.mjs') }, era);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['mcp__hf__greet']);
+    expect(prompts[0]).toMatchObject({ title: 'Greet someone', arguments: [{ name: 'who', required: true }] });
+    const got = await client.getPrompt({ name: 'mcp__hf__greet', arguments: { who: 'Ada' } });
+    expect(got.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: 'Say hello to Ada' } });
+    await expect(client.getPrompt({ name: 'mcp__hf__gret', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('mcp__hf__greet') });
+    expect(starts.sort()).toEqual(['a', 'hf']);
+  });
+
   it('lists and reads resources, routing a URI to the server whose listing or template named it', async () => {
     const { client, starts } = await setUp({ a: fixture('echo-server.mjs') }, era);
     const { resources } = await client.listResources();
