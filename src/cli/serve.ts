@@ -73,6 +73,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
     port = values.port === undefined ? (section.port ?? DEFAULT_PORT) : parsePort(values.port);
     manager = McpServerManager.fromFile(configPath, {
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
+      // Backends may ask; each question goes to the gateway client whose call caused it.
+      capabilities: { elicitation: true, sampling: true },
       ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
     });
   } catch (error) {

@@ -6,7 +6,7 @@ import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../mode
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
 import { PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { type CreateMessageResult, type ElicitResult, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { ResourceRouter } from './resource-router.js';
@@ -29,6 +29,9 @@ export interface GatewayOptions {
 }
 
 /** 2026 methods whose results must carry cache hints (`ttlMs`, `cacheScope`). */
+/** A backend's question may wait on a person: an hour at most, unless the call ends first. */
+const ASK_TIMEOUT_MS = 3_600_000;
+
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 
 /** `_meta` key of a 2026 notification sent on a `subscriptions/listen` stream. */
@@ -101,6 +104,8 @@ export class GatewayConnection {
   private readonly session: ToolSession;
   /** Legacy era: set by `notifications/initialized`; list_changed goes only to initialized clients. */
   private initialized = false;
+  /** Legacy era: what the client declared in `initialize` (it can be asked only what it declared). */
+  private clientCapabilities: { elicitation?: unknown; sampling?: unknown } = {};
   /** 2026 era: open `subscriptions/listen` requests that want tools/list_changed. */
   private readonly listens = new Set<RequestId>();
   private readonly subscriptions: Disposable[] = [];
@@ -112,7 +117,15 @@ export class GatewayConnection {
     private readonly onEnd: () => void,
   ) {
     const { options } = gateway;
-    this.session = gateway.manager.session({ ...(options.servers ? { servers: options.servers } : {}), ...(options.tools ? { tools: options.tools } : {}) });
+    this.session = gateway.manager.session({
+      ...(options.servers ? { servers: options.servers } : {}),
+      ...(options.tools ? { tools: options.tools } : {}),
+      // A backend's question about this client's call goes to this client, and to no other.
+      handlers: {
+        elicitation: (request, ctx) => this.ask('elicitation', 'elicitation/create', request, ctx.signal) as Promise<ElicitResult>,
+        sampling: (request, ctx) => this.ask('sampling', 'sampling/createMessage', request, ctx.signal) as Promise<CreateMessageResult>,
+      },
+    });
     this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
     this.subscriptions.push(this.engine.onClose(() => this.ended()));
     this.register();
@@ -191,8 +204,25 @@ export class GatewayConnection {
     });
   }
 
+  /**
+   * Asks this client a backend's question. Legacy clients that declared the capability get
+   * the request itself; one that did not (and a 2026 client: the gateway does not yet turn
+   * a backend's question into its own input_required round) declines an elicitation and
+   * has no sampling.
+   */
+  private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, signal: AbortSignal): Promise<unknown> {
+    if (this.clientCapabilities[kind] === undefined) {
+      if (kind === 'elicitation') return { action: 'decline' };
+      throw new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
+    }
+    // A person may be answering: no time-out of our own, the call's signal ends the wait.
+    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call' }, { signal, timeout: ASK_TIMEOUT_MS });
+  }
+
   /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
   private initialize(raw: unknown): Record<string, unknown> {
+    const capabilities = (raw as { capabilities?: unknown } | undefined)?.capabilities;
+    if (capabilities && typeof capabilities === 'object') this.clientCapabilities = capabilities as typeof this.clientCapabilities;
     const requested = (raw as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LATEST_PROTOCOL_VERSION;
     this.channel.setProtocolVersion?.(protocolVersion);

@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import { Gateway, type GatewayOptions } from '../../src/gateway/gateway-server.js';
 import { McpServerManager, type ManagerOptions } from '../../src/manager/manager.js';
+import { McpClient } from '../../src/protocol/client.js';
+import type { HostHandlers } from '../../src/protocol/types.js';
 import { createMemoryChannelPair } from '../../src/transport/memory.js';
 import { fixture, textOf } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
@@ -40,6 +42,33 @@ async function waitForAsync(check: () => Promise<boolean>, ms = 10000): Promise<
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe('a backend\'s questions through the gateway', () => {
+  it('reach the legacy client whose call caused them; a client that declared nothing declines', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const connect = async (handlers: HostHandlers) => {
+      const [clientSide, serverSide] = createMemoryChannelPair();
+      gateway.connect(serverSide);
+      const client = await McpClient.over(clientSide, { protocolVersion: '2025-11-25', handlers });
+      cleanups.push(() => client.close());
+      return client;
+    };
+    const asked: string[] = [];
+    const ada = await connect({ elicitation: async (request) => (asked.push(`ada: ${request.message}`), { action: 'accept', content: { name: 'Ada' } }) });
+    const bob = await connect({ elicitation: async (request) => (asked.push(`bob: ${request.message}`), { action: 'accept', content: { name: 'Bob' } }) });
+    // One at a time: a legacy stdio backend's question names no call, so it is routed to the one caller in flight.
+    const a = await ada.callTool('mcp__hf__ask', { message: 'for ada' });
+    const b = await bob.callTool('mcp__hf__ask', { message: 'for bob' });
+    expect(textOf(a)).toContain('Ada');
+    expect(textOf(b)).toContain('Bob');
+    expect(asked.sort()).toEqual(['ada: for ada', 'bob: for bob']);
+    const silent = await connect({});
+    expect(textOf(await silent.callTool('mcp__hf__ask', {}))).toContain('decline');
+  });
+});
 
 describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)', (era) => {
   it('negotiates the era and names itself', async () => {
