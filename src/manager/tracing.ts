@@ -14,8 +14,8 @@ export const TOOL_ERROR = 'tool_error';
 
 /** The parts of `@opentelemetry/api` used here, so the package stays an optional peer. */
 interface OtelApi {
-  trace: { getTracer(name: string, version?: string): OtelTracer };
-  metrics: { getMeter(name: string, version?: string): OtelMeter };
+  trace: { getTracer(name: string, version?: string): OtelTracer; getTracerProvider(): object };
+  metrics: { getMeter(name: string, version?: string): OtelMeter; getMeterProvider(): object };
   SpanKind: { CLIENT: number; INTERNAL: number };
   SpanStatusCode: { ERROR: number };
 }
@@ -35,6 +35,9 @@ interface OtelMeter {
 export interface TraceHandle {
   end(error?: McpError | typeof TOOL_ERROR): void;
 }
+
+/** What a request or start gets when no provider listens. */
+const UNHEARD: TraceHandle = { end: () => undefined };
 
 export interface RequestTrace {
   server: string;
@@ -69,7 +72,27 @@ export class Tracing {
     return new Tracing(api, api.trace.getTracer('lazy-mcp', version), duration);
   }
 
+  private heard = false;
+  private heardAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Whether anything listens: a tracer or meter provider registered with the API. An
+   * installed API with neither would cost a span and a record per request for nothing
+   * (~15 µs a call). Asked at most once a second (the API's lookup is not cheap), so a
+   * provider registered later is seen within a second.
+   */
+  private get listened(): boolean {
+    const now = performance.now();
+    if (now - this.heardAt < 1000) return this.heard;
+    this.heardAt = now;
+    const tracers = this.api.trace.getTracerProvider() as { getDelegate?: () => object };
+    const tracer = tracers.getDelegate?.() ?? tracers;
+    this.heard = tracer.constructor.name !== 'NoopTracerProvider' || this.api.metrics.getMeterProvider().constructor.name !== 'NoopMeterProvider';
+    return this.heard;
+  }
+
   request(trace: RequestTrace): TraceHandle {
+    if (!this.listened) return UNHEARD;
     const attributes: Record<string, string | number> = {
       'mcp.method.name': trace.method,
       [SERVER_NAME]: trace.server,
@@ -98,6 +121,7 @@ export class Tracing {
 
   /** A server's start (spawn or connect, handshake, tool listing): a span of ours, the requests in it being the server's business. */
   start(server: string, transport: RequestTrace['transport']): TraceHandle {
+    if (!this.listened) return UNHEARD;
     const attributes = { [SERVER_NAME]: server, 'network.transport': networkTransport(transport) };
     const span = this.tracer.startSpan(`start ${server}`, { kind: this.api.SpanKind.INTERNAL, attributes });
     return {
