@@ -49,6 +49,15 @@ export interface ManagerOptions {
   clientInfo?: Implementation;
   /** Folder for the tool manifest cache; created if missing. Default: no cache. */
   cacheDir?: string;
+  /**
+   * The servers' cache hints (2026 era: `ttlMs` on tool and prompt lists). `"honour"`
+   * (default): a list older than its `ttlMs` is fetched again before it is served (over
+   * the live connection, or by starting the server; on failure the stale list is served
+   * with a `log`). `"ignore"`: lists are kept until `list_changed`, a config or version
+   * change, as for legacy servers, so a cached catalogue never spawns. `cacheScope:
+   * "private"` is honoured either way: such a list serves only the token it was made with.
+   */
+  cacheHints?: 'honour' | 'ignore';
   /** Time a server gets to exit on shutdown before SIGTERM (at half) and SIGKILL, in ms. Default 2000. */
   shutdownGraceMs?: number;
   /** Largest message accepted from a server, in bytes. Default 64 MiB. */
@@ -201,6 +210,15 @@ export class McpServerManager extends EventEmitter {
       (server) => this.emit('toolsChanged', { server }),
       filters,
       (server, message) => this.emit('log', { server, level: 'warning', logger: 'tools', data: message }),
+      {
+        cacheHints: options.cacheHints,
+        contextOf: async (server) => {
+          const entry = this.slots.get(server)?.entry;
+          return (entry?.kind === 'http' && (await this.auth.providerFor(server, entry.config)?.context())) || '';
+        },
+        onStale: (server, listing, error) =>
+          this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
+      },
     );
     this.index = this.catalog.index;
     this.catalog.onPromptsChanged = (server) => this.emit('promptsChanged', { server });
@@ -851,6 +869,7 @@ function checkOptions(options: ManagerOptions): void {
     ['maxMessageBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['shutdownGraceMs', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v), 'a non-negative number of milliseconds'],
     ['cacheDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
+    ['cacheHints', (v) => v === 'honour' || v === 'ignore', '"honour" or "ignore"'],
     ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
     ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],

@@ -4,6 +4,7 @@ import { lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
+import { isListingFreshness, type ListingFreshness } from './freshness.js';
 import { isServerDescription, type ServerDescription } from './server-description.js';
 import { sanitize, shortHash } from './tool-names.js';
 
@@ -23,18 +24,20 @@ export interface ManifestEntry {
   tools: Tool[];
   /** The protocol era the server was found to speak, so the next start need not probe. Absent in older entries. */
   era?: ProtocolEra;
+  /** When that era was found by probing (ISO date; `savedAt` in older entries): an old verdict is probed again. */
+  eraCheckedAt?: string;
   /** The server's prompts; absent when they were not listed (an entry written before prompts were kept). */
   prompts?: Prompt[];
   /** What the server said about itself at that start. */
   description?: ServerDescription;
+  /** The lifetimes the server gave its listings (2026 era); absent: no hints, kept until invalidated. */
+  freshness?: ListingFreshness;
+  /** The authorization context the listings were made in (a hash, never a token): a private listing serves only that one. */
+  context?: string;
 }
 
 /** What is saved beside the tools. */
-export interface ManifestExtras {
-  era?: ProtocolEra;
-  prompts?: Prompt[];
-  description?: ServerDescription;
-}
+export type ManifestExtras = Pick<ManifestEntry, 'era' | 'eraCheckedAt' | 'prompts' | 'description' | 'freshness' | 'context'>;
 
 /** Reports a cache problem; the cache never throws at its callers. It never quotes a file's contents. */
 export type CacheProblem = (server: string, message: string, error?: unknown) => void;
@@ -97,6 +100,7 @@ export class ManifestCache {
       typeof entry.serverVersion === 'string' &&
       Array.isArray(entry.tools) &&
       (entry.era === undefined || entry.era === '2026' || entry.era === 'legacy') &&
+      (entry.eraCheckedAt === undefined || typeof entry.eraCheckedAt === 'string') &&
       entry.tools.every(
         (t) =>
           typeof t?.name === 'string' &&
@@ -106,7 +110,9 @@ export class ManifestCache {
           (t.title === undefined || typeof t.title === 'string'),
       ) &&
       (entry.prompts === undefined || (Array.isArray(entry.prompts) && entry.prompts.every((p) => typeof p?.name === 'string'))) &&
-      (entry.description === undefined || isServerDescription(entry.description));
+      (entry.description === undefined || isServerDescription(entry.description)) &&
+      (entry.freshness === undefined || isListingFreshness(entry.freshness)) &&
+      (entry.context === undefined || typeof entry.context === 'string');
     if (!valid) {
       this.onProblem(server, `ignoring the tool cache of server "${server}" (${this.fileOf(server)}): unknown format`);
       return undefined;

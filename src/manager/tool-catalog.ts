@@ -1,5 +1,6 @@
 import type { McpClient } from '../protocol/client.js';
 import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
+import { clock, freshnessOf, isFresh, type Listing, type ListingFreshness } from './freshness.js';
 import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import { type ManagedPrompt, PromptIndex } from './prompt-index.js';
@@ -18,6 +19,19 @@ const LIST_TOOLS = { method: 'tools/list' };
 /** How long a listing waits for its cache write. */
 const LISTING_WRITE_WAIT_MS = 1000;
 
+/** How long an era found by probing is trusted before the next start probes again (a week). */
+export const ERA_VERDICT_MAX_AGE_MS = 7 * 24 * 3600_000;
+
+/** How the catalog treats the servers' cache hints (2026 era). */
+export interface HintOptions {
+  /** `"honour"` (default): a listing past its `ttlMs` is fetched again. `"ignore"`: kept until invalidated, as legacy listings are. */
+  cacheHints?: 'honour' | 'ignore';
+  /** The authorization context a server's requests go out in (a hash, '' for none): a private listing serves only its own. */
+  contextOf?: (server: string) => Promise<string>;
+  /** A stale listing served because it could not be fetched again. */
+  onStale?: (server: string, listing: Listing, error: unknown) => void;
+}
+
 export class ToolCatalog {
   readonly index: ToolIndex;
   readonly prompts: PromptIndex;
@@ -29,6 +43,11 @@ export class ToolCatalog {
   private readonly retired = new WeakSet<ServerSlot>();
   /** The era each server was last seen to speak (live, or from its cache entry): the next start's hint. */
   private readonly eras = new Map<string, ProtocolEra>();
+  /** When each server's era was last found by probing (ms since the epoch); 0: to probe again. */
+  private readonly eraChecked = new Map<string, number>();
+  /** The server version each era verdict was made with: another version is probed again. */
+  private readonly versions = new Map<string, string>();
+  private readonly dated = new WeakSet<McpClient>();
   /** Servers whose era hint failed a start: their cache entry's era is not used until a start lists them again. */
   private readonly distrusted = new Set<string>();
   private readonly relistingPrompts = new Map<string, Promise<void>>();
@@ -36,6 +55,10 @@ export class ToolCatalog {
   private readonly rawTools = new Map<string, Tool[]>();
   /** What each server said about itself at its last start (or in its cache entry). */
   private readonly descriptions = new Map<string, ServerDescription>();
+  /** The lifetimes the servers gave what is indexed of them. */
+  private readonly freshness = new Map<string, ListingFreshness>();
+  /** The authorization context of each server's last live listing. */
+  private readonly contexts = new Map<string, string>();
   /** Told when a server's prompts differ from what was known. */
   onPromptsChanged: (server: string) => void = () => undefined;
 
@@ -46,36 +69,64 @@ export class ToolCatalog {
     private readonly onChanged: (server: string) => void,
     filters?: ReadonlyMap<string, ToolPredicate | undefined>,
     onToolProblem?: (server: string, message: string) => void,
+    private readonly hints: HintOptions = {},
   ) {
     this.index = new ToolIndex(servers, filters, onToolProblem);
     this.prompts = new PromptIndex(servers);
     this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
   }
 
-  /** A server's tools: known ones, else a fresh cache entry, else from the (started) server. */
+  /**
+   * A server's tools: fresh known ones, else a fresh cache entry, else from the (started)
+   * server. A listing past the lifetime its server gave it is fetched again: over the
+   * running connection, or by starting the server; if that fails, the stale one is served.
+   */
   async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
-    const known = this.index.toolsOf(slot.name);
-    if (known) return this.once(known);
-    if (slot.state !== 'ready' && slot.state !== 'starting') {
-      const cached = await this.fromCache(slot);
-      if (cached) return cached;
-    }
-    const client = await slot.ready();
-    // A reload took the slot out of the pool meanwhile: what it would list is not the pool's.
-    if (this.retired.has(slot)) return [];
-    if (!this.index.toolsOf(slot.name)) {
-      // Running, but its list was dropped (list_changed): list again, once for all callers.
-      let relist = this.relisting.get(slot);
-      if (!relist) {
-        relist = slot
-          .run((c) => c.listTools(), {}, LIST_TOOLS)
-          .then((tools) => this.listed(slot, client, tools, false))
-          .finally(() => this.relisting.delete(slot));
-        this.relisting.set(slot, relist);
+    const asked = clock();
+    const known = this.index.toolsOf(slot.name) ?? (await this.cached(slot));
+    if (known && this.fresh(slot.name, 'tools', asked)) return this.once(known);
+    try {
+      const client = await slot.ready();
+      // A reload took the slot out of the pool meanwhile: what it would list is not the pool's.
+      if (this.retired.has(slot)) return [];
+      if (!this.index.toolsOf(slot.name) || !this.fresh(slot.name, 'tools', asked)) {
+        // Running, but its list was dropped (list_changed) or is stale: list again, once for all callers.
+        let relist = this.relisting.get(slot);
+        if (!relist) {
+          relist = slot
+            .run((c) => c.listTools(), {}, LIST_TOOLS)
+            .then((tools) => this.listed(slot, client, tools, false))
+            .finally(() => this.relisting.delete(slot));
+          this.relisting.set(slot, relist);
+        }
+        await relist;
       }
-      await relist;
+    } catch (error) {
+      const stale = this.index.toolsOf(slot.name);
+      if (!stale || this.retired.has(slot)) throw error;
+      this.hints.onStale?.(slot.name, 'tools', error);
+      return stale;
     }
     return this.once(this.index.toolsOf(slot.name) ?? []);
+  }
+
+  /** The cache entry's tools of a server not running (a start lists them live). */
+  private cached(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
+    return slot.state === 'ready' || slot.state === 'starting' ? Promise.resolve(undefined) : this.fromCache(slot);
+  }
+
+  /** May what is indexed of this listing answer a request made at `asked`? */
+  private fresh(server: string, listing: Listing, asked: number): boolean {
+    return this.hints.cacheHints === 'ignore' || isFresh(this.freshness.get(server)?.[listing], asked);
+  }
+
+  /** Records a live listing's lifetime (2026 era; a legacy listing has none). */
+  private heard(server: string, client: McpClient, listing: Listing): void {
+    const hints = client.lastCacheHints[listing === 'tools' ? 'tools/list' : 'prompts/list'];
+    const known = { ...this.freshness.get(server) };
+    if (client.era === '2026' && hints) known[listing] = freshnessOf(hints);
+    else delete known[listing];
+    this.freshness.set(server, known);
   }
 
   /**
@@ -88,7 +139,9 @@ export class ToolCatalog {
     // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
     const taken = this.index.set(slot.name, tools);
     this.rawTools.set(slot.name, taken);
-    this.eras.set(slot.name, client.era);
+    this.heard(slot.name, client, 'tools');
+    this.dateEra(slot.name, client);
+    if (this.hints.contextOf) this.contexts.set(slot.name, await this.hints.contextOf(slot.name).catch(() => ''));
     this.distrusted.delete(slot.name);
     const after = this.index.toolsOf(slot.name) ?? [];
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(after.map((t) => t.tool))) this.onChanged(slot.name);
@@ -116,7 +169,23 @@ export class ToolCatalog {
 
   /** The era a server spoke when last seen (this manager or the cache), for `ConnectOptions.era`; undefined: probe. */
   eraOf(server: string): ProtocolEra | undefined {
-    return this.eras.get(server);
+    return Date.now() - (this.eraChecked.get(server) ?? 0) < ERA_VERDICT_MAX_AGE_MS ? this.eras.get(server) : undefined;
+  }
+
+  /**
+   * Dates a started server's era: found by probing now, or kept from the verdict its start
+   * trusted, unless the server's version changed since (then the next start probes).
+   */
+  private dateEra(server: string, client: McpClient): void {
+    // Once per start: a later re-list of the same connection probed nothing.
+    if (this.dated.has(client)) return;
+    this.dated.add(client);
+    const hinted = this.eraOf(server) === client.era && !this.distrusted.has(server);
+    const sameVersion = this.versions.get(server) === client.serverInfo.version;
+    if (!hinted) this.eraChecked.set(server, Date.now());
+    else if (!sameVersion) this.eraChecked.set(server, 0);
+    if (!hinted || sameVersion) this.versions.set(server, client.serverInfo.version);
+    this.eras.set(server, client.era);
   }
 
   /** The era hint is not to be trusted any more (a start failed): the next start probes. */
@@ -125,29 +194,33 @@ export class ToolCatalog {
     this.distrusted.add(server);
   }
 
-  /** A server's prompts: known ones, else a fresh cache entry's, else from the (started) server. */
+  /** A server's prompts: fresh known ones, else a fresh cache entry's, else from the (started) server; as {@link toolsOf}. */
   async promptsOf(slot: ServerSlot): Promise<ManagedPrompt[]> {
+    const asked = clock();
+    if (!this.prompts.promptsOf(slot.name)) await this.cached(slot);
     const known = this.prompts.promptsOf(slot.name);
-    if (known) return this.once(known);
-    if (slot.state !== 'ready' && slot.state !== 'starting') {
-      await this.fromCache(slot);
-      const cached = this.prompts.promptsOf(slot.name);
-      if (cached) return cached;
-    }
-    const client = await slot.ready();
-    if (!this.prompts.promptsOf(slot.name)) {
-      let relist = this.relistingPrompts.get(slot.name);
-      if (!relist) {
-        relist = slot
-          .run((c) => (c.capabilities.prompts ? c.listPrompts() : Promise.resolve([])))
-          .then(async (prompts) => {
-            this.setPrompts(slot.name, prompts);
-            this.save(slot, client);
-          })
-          .finally(() => this.relistingPrompts.delete(slot.name));
-        this.relistingPrompts.set(slot.name, relist);
+    if (known && this.fresh(slot.name, 'prompts', asked)) return this.once(known);
+    try {
+      const client = await slot.ready();
+      if (!this.prompts.promptsOf(slot.name) || !this.fresh(slot.name, 'prompts', asked)) {
+        let relist = this.relistingPrompts.get(slot.name);
+        if (!relist) {
+          relist = slot
+            .run((c) => (c.capabilities.prompts ? c.listPrompts() : Promise.resolve([])))
+            .then(async (prompts) => {
+              this.setPrompts(slot.name, prompts, client);
+              this.save(slot, client);
+            })
+            .finally(() => this.relistingPrompts.delete(slot.name));
+          this.relistingPrompts.set(slot.name, relist);
+        }
+        await relist;
       }
-      await relist;
+    } catch (error) {
+      const stale = this.prompts.promptsOf(slot.name);
+      if (!stale) throw error;
+      this.hints.onStale?.(slot.name, 'prompts', error);
+      return stale;
     }
     return this.once(this.prompts.promptsOf(slot.name) ?? []);
   }
@@ -174,7 +247,10 @@ export class ToolCatalog {
     return describeClient(client);
   }
 
-  /** A server's tools if known or in a fresh cache entry; never starts anything. */
+  /**
+   * A server's tools if known or in a cache entry; never starts anything. A stale listing
+   * counts here: a search only finds tools, and calling one starts its server, which lists again.
+   */
   async peek(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
     const known = this.index.toolsOf(slot.name);
     if (known) return known;
@@ -210,26 +286,53 @@ export class ToolCatalog {
   invalidate(server: string): void {
     this.index.clear(server);
     this.rawTools.delete(server);
+    const { tools: _gone, ...rest } = this.freshness.get(server) ?? {};
+    this.freshness.set(server, rest);
     this.cache?.invalidate(server);
   }
 
   private async fromCache(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
     if (!this.cache) return undefined;
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
-    // A start may have listed the live tools while the file was being read; they win.
-    if (entry && !this.index.toolsOf(slot.name) && !this.retired.has(slot)) {
-      this.index.set(slot.name, entry.tools);
-      this.rawTools.set(slot.name, entry.tools);
+    if (entry?.era && !this.eras.has(slot.name) && !this.distrusted.has(slot.name)) {
+      this.eras.set(slot.name, entry.era);
+      this.eraChecked.set(slot.name, Date.parse(entry.eraCheckedAt ?? entry.savedAt) || 0);
+      this.versions.set(slot.name, entry.serverVersion);
     }
-    if (entry?.era && !this.eras.has(slot.name) && !this.distrusted.has(slot.name)) this.eras.set(slot.name, entry.era);
-    if (entry) this.fromEntry(slot.name, entry);
+    if (entry && !this.retired.has(slot)) await this.fromEntry(slot.name, entry);
     return this.index.toolsOf(slot.name);
   }
 
-  /** The prompts and description of a cache entry, unless a start already knows better. */
-  private fromEntry(server: string, entry: ManifestEntry): void {
-    if (entry.prompts && !this.prompts.promptsOf(server)) this.prompts.set(server, entry.prompts);
+  /**
+   * The listings and description of a cache entry, unless a start already knows better (it
+   * may have listed live while the file was read). A private listing made in another
+   * authorization context (another token) is not this one's to serve.
+   */
+  private async fromEntry(server: string, entry: ManifestEntry): Promise<void> {
+    const freshness = entry.freshness ?? {};
+    const privateOnes = (['tools', 'prompts'] as const).filter((l) => freshness[l]?.scope === 'private');
+    const foreign = privateOnes.length > 0 && (entry.context ?? '') !== (await this.contextNow(server));
+    const usable = (listing: Listing) => !(foreign && freshness[listing]?.scope === 'private');
+    const take = (listing: Listing) => {
+      const known = { ...this.freshness.get(server) };
+      if (freshness[listing]) known[listing] = freshness[listing];
+      else delete known[listing];
+      this.freshness.set(server, known);
+    };
+    if (!this.index.toolsOf(server) && usable('tools')) {
+      this.index.set(server, entry.tools);
+      this.rawTools.set(server, entry.tools);
+      take('tools');
+    }
+    if (entry.prompts && !this.prompts.promptsOf(server) && usable('prompts')) {
+      this.prompts.set(server, entry.prompts);
+      take('prompts');
+    }
     if (entry.description && !this.descriptions.has(server)) this.descriptions.set(server, entry.description);
+  }
+
+  private contextNow(server: string): Promise<string> {
+    return this.hints.contextOf ? this.hints.contextOf(server).catch(() => '\0unknown') : Promise.resolve('');
   }
 
   /**
@@ -237,15 +340,16 @@ export class ToolCatalog {
    * prompts/list fails still starts (its prompts are asked for again when needed).
    */
   private async listPrompts(server: string, client: McpClient): Promise<void> {
-    if (!client.capabilities.prompts) return this.setPrompts(server, []);
+    if (!client.capabilities.prompts) return this.setPrompts(server, [], client);
     const prompts = await client.listPrompts().catch(() => undefined);
-    if (prompts) this.setPrompts(server, prompts);
+    if (prompts) this.setPrompts(server, prompts, client);
     else this.prompts.clear(server);
   }
 
-  private setPrompts(server: string, prompts: Prompt[]): void {
+  private setPrompts(server: string, prompts: Prompt[], client?: McpClient): void {
     const before = this.prompts.promptsOf(server);
     this.prompts.set(server, prompts);
+    if (client) this.heard(server, client, 'prompts');
     if (before && JSON.stringify(before.map((p) => p.prompt)) !== JSON.stringify(this.prompts.promptsOf(server)!.map((p) => p.prompt))) this.onPromptsChanged(server);
   }
 
@@ -256,7 +360,16 @@ export class ToolCatalog {
     // The index keeps only the tools the config lets through; the cache keeps what the server listed.
     const raw = this.rawTools.get(slot.name) ?? tools.map((t) => t.tool);
     const prompts = this.prompts.promptsOf(slot.name)?.map((p) => p.prompt);
-    this.cache.save(slot.name, this.keyOf(slot), client.serverInfo.version, raw, { era: client.era, ...(prompts ? { prompts } : {}), description: describeClient(client) });
+    const freshness = this.freshness.get(slot.name);
+    const context = this.contexts.get(slot.name);
+    this.cache.save(slot.name, this.keyOf(slot), client.serverInfo.version, raw, {
+      era: client.era,
+      eraCheckedAt: new Date(this.eraChecked.get(slot.name) ?? 0).toISOString(),
+      ...(prompts ? { prompts } : {}),
+      description: describeClient(client),
+      ...(freshness && Object.keys(freshness).length > 0 ? { freshness } : {}),
+      ...(context ? { context } : {}),
+    });
   }
 
   private keyOf(slot: ServerSlot): string {

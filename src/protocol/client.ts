@@ -8,6 +8,7 @@ import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
 import {
+  combineCacheHints,
   decodeModernResult,
   type ListenFilter,
   MAX_INPUT_ROUNDS,
@@ -175,10 +176,10 @@ export class McpClient extends EventEmitter {
   /** 2026: a listen's acknowledgement, by the listen's request id. */
   private readonly acks = new Map<number, (granted: ListenFilter) => void>();
   /**
-   * The cache hints (`ttlMs`, `cacheScope`) of the last complete answer to each list
-   * method, 2026 era only; the first page's hints when a listing spans pages.
+   * The cache hints (`ttlMs`, `cacheScope`) of the last listing by each list method,
+   * 2026 era only: across its pages, the shortest lifetime, private if any page was.
    */
-  readonly lastCacheHints: Partial<Record<ListMethod, CacheHints>> = {};
+  readonly lastCacheHints: Partial<Record<ListMethod, Required<CacheHints>>> = {};
 
   /** Spawns the stdio server and negotiates the protocol. */
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
@@ -483,7 +484,12 @@ export class McpClient extends EventEmitter {
       const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, scope }, roundOptions);
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') {
-        if (method.endsWith('/list') && decoded.hints && !('cursor' in params)) this.lastCacheHints[method as ListMethod] = decoded.hints;
+        if (method.endsWith('/list')) {
+          // A listing's later pages narrow what its first page said.
+          const first = !('cursor' in params);
+          const known = this.lastCacheHints[method as ListMethod];
+          this.lastCacheHints[method as ListMethod] = first || !known ? decoded.hints : combineCacheHints(known, decoded.hints);
+        }
         const parsed = schema.safeParse(decoded.result);
         if (!parsed.success) throw this.engine.errors.fromIssues({ label, phase }, parsed.error);
         return parsed.data;

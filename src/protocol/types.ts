@@ -139,7 +139,7 @@ export interface HostHandlers {
 /** A list result's cache hints (2026-07-28): how long it stays fresh and for whom. */
 export interface CacheHints {
   ttlMs?: number;
-  cacheScope?: string;
+  cacheScope?: 'public' | 'private';
 }
 
 /** A root the client offers to servers (`roots/list`). */

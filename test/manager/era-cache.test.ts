@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
+import { ERA_VERDICT_MAX_AGE_MS } from '../../src/manager/tool-catalog.js';
 import { fixture, textOf, waitFor } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
 
@@ -9,7 +10,7 @@ describe('era cached with the manifest', () => {
   const dir = tempDir('lazy-mcp-era-');
   const cacheDir = join(dir, 'cache');
   const record = join(dir, 'methods.txt');
-  const config = { mcpServers: { modern: fixture('sdk2-modern-server.mjs', record) } };
+  const config = { mcpServers: { modern: fixture('sdk2-modern-server.mjs', record, '--ttl=60000') } };
   const methods = () => readFileSync(record, 'utf8').split('\n').filter(Boolean);
   const entry = () => {
     const file = readdirSync(cacheDir).find((f) => f.startsWith('modern-'));
@@ -39,6 +40,34 @@ describe('era cached with the manifest', () => {
     }
     expect(methods()).not.toContain('initialize');
     expect(methods()).toEqual(['server/discover', 'subscriptions/listen', 'tools/list', 'tools/call']);
+  });
+
+  it('probes again when the verdict is over a week old, or was made with another server version', async () => {
+    const write = (patch: Record<string, unknown>) => {
+      const file = readdirSync(cacheDir).find((f) => f.startsWith('modern-'))!;
+      writeFileSync(join(cacheDir, file), JSON.stringify({ ...entry(), ...patch }));
+    };
+    const startOnce = async () => {
+      writeFileSync(record, '');
+      const manager = McpServerManager.fromConfig(config, { cacheDir });
+      try {
+        await manager.listTools();
+        await manager.callTool('mcp__modern__echo', { text: 'x' });
+      } finally {
+        await manager.shutdown();
+      }
+      return methods()[0];
+    };
+    expect(await startOnce()).toBe('server/discover');
+    write({ eraCheckedAt: new Date(Date.now() - ERA_VERDICT_MAX_AGE_MS - 60_000).toISOString() });
+    expect(await startOnce()).toBe('initialize');
+    // That probe dated the verdict anew.
+    expect(await startOnce()).toBe('server/discover');
+    // A start trusting the verdict meets another version: the one after it probes.
+    write({ serverVersion: '0.0.1' });
+    expect(await startOnce()).toBe('server/discover');
+    expect(await startOnce()).toBe('initialize');
+    expect(await startOnce()).toBe('server/discover');
   });
 
   it('keeps the era found for a restart within the same manager (no cache needed)', async () => {

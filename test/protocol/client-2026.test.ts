@@ -302,12 +302,36 @@ describe('2026 requests', () => {
     expect(peer.sent('server/discover')[0].params._meta[CLIENT_CAPABILITIES_META_KEY]).toEqual({});
   });
 
-  it('strips resultType and keeps the cache hints of the first page of a listing', async () => {
+  it('strips resultType and keeps the cache hints of a listing', async () => {
     const { client } = await modern();
     const tools = await client.listTools();
     expect(tools).toEqual([{ name: 'echo', inputSchema: { type: 'object' } }]);
     expect(client.lastCacheHints['tools/list']).toEqual({ ttlMs: 60000, cacheScope: 'public' });
     expect(client.lastCacheHints['prompts/list']).toBeUndefined();
+  });
+
+  it('reads absent or unusable hints as immediately stale and private', async () => {
+    const { client, peer } = await modern();
+    await client.listPrompts();
+    expect(client.lastCacheHints['prompts/list']).toEqual({ ttlMs: 0, cacheScope: 'private' });
+    peer.handlers.set('prompts/list', () => ({ resultType: 'complete', prompts: [], ttlMs: -5, cacheScope: 'everyone' }));
+    await client.listPrompts();
+    expect(client.lastCacheHints['prompts/list']).toEqual({ ttlMs: 0, cacheScope: 'private' });
+  });
+
+  it('gives a listing over pages the shortest lifetime of its pages, private if one page is', async () => {
+    const { client, peer } = await modern();
+    peer.handlers.set('tools/list', (params) =>
+      params.cursor === undefined
+        ? { resultType: 'complete', tools: [{ name: 'a', inputSchema: { type: 'object' } }], nextCursor: 'p2', ttlMs: 60000, cacheScope: 'public' }
+        : { resultType: 'complete', tools: [{ name: 'b', inputSchema: { type: 'object' } }], ttlMs: 5000, cacheScope: 'private' },
+    );
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['a', 'b']);
+    expect(client.lastCacheHints['tools/list']).toEqual({ ttlMs: 5000, cacheScope: 'private' });
+    // A new listing starts from its own first page.
+    peer.handlers.set('tools/list', () => ({ resultType: 'complete', tools: [], ttlMs: 90000, cacheScope: 'public' }));
+    await client.listTools();
+    expect(client.lastCacheHints['tools/list']).toEqual({ ttlMs: 90000, cacheScope: 'public' });
   });
 
   it('is a protocol-error when a result has no resultType, an unknown one, or input_required where none is allowed', async () => {

@@ -32,7 +32,7 @@ export function withEnvelope(params: Record<string, unknown>, clientInfo: Implem
 }
 
 export type ModernResult =
-  | { kind: 'complete'; result: Record<string, unknown>; hints: CacheHints | undefined }
+  | { kind: 'complete'; result: Record<string, unknown>; hints: Required<CacheHints> }
   | { kind: 'input_required'; inputRequests: Record<string, { method: string; params?: unknown }>; requestState?: string };
 
 /** Reads a 2026 result by its `resultType`; anything else than `complete` / `input_required` is a `protocol-error`. */
@@ -51,8 +51,22 @@ export function decodeModernResult(server: string | undefined, phase: McpPhase, 
   }
   if (envelope.resultType !== 'complete') throw fail(`resultType: unsupported value ${JSON.stringify(envelope.resultType.slice(0, 80))}`);
   const { resultType: _type, ...result } = raw as Record<string, unknown>;
-  const hints = envelope.ttlMs === undefined && envelope.cacheScope === undefined ? undefined : { ttlMs: envelope.ttlMs, cacheScope: envelope.cacheScope };
-  return { kind: 'complete', result, hints };
+  return { kind: 'complete', result, hints: cacheHintsOf(envelope) };
+}
+
+/**
+ * A complete result's cache hints as the caching page reads them: an absent or unusable
+ * `ttlMs` is 0 (immediately stale) and anything but `"public"` is `"private"` (the
+ * safe reading: never shared across authorization contexts).
+ */
+function cacheHintsOf(envelope: { ttlMs?: number; cacheScope?: string }): Required<CacheHints> {
+  const ttl = envelope.ttlMs;
+  return { ttlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0, cacheScope: envelope.cacheScope === 'public' ? 'public' : 'private' };
+}
+
+/** The hints of a listing that spans pages: the shortest lifetime, and private if any page is. */
+export function combineCacheHints(a: Required<CacheHints>, b: Required<CacheHints>): Required<CacheHints> {
+  return { ttlMs: Math.min(a.ttlMs, b.ttlMs), cacheScope: a.cacheScope === 'public' && b.cacheScope === 'public' ? 'public' : 'private' };
 }
 
 export function tooManyRounds(server: string | undefined, phase: McpPhase, label: string): McpError {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
@@ -54,6 +55,8 @@ export interface OAuthProvider extends AuthProvider {
   login(options?: LoginOptions): Promise<void>;
   /** Whether tokens are held for the server (they may still be expired or revoked). */
   hasTokens(): Promise<boolean>;
+  /** A hash of the access token requests go out with now ('' with none): the authorization context. */
+  context(): Promise<string>;
   /** Revokes the tokens where the authorization server allows it (best effort) and deletes them. */
   logout(): Promise<void>;
 }
@@ -143,6 +146,16 @@ class McpOAuthProvider implements OAuthProvider {
     while (this.flight) await this.flight.catch(() => {});
     await this.exclusive(() => this.authorizeFlow(authorize, undefined, options.redirectUri));
     this.stepUps.clear();
+  }
+
+  /**
+   * Which authorization context requests go out in now: a hash of the stored access token
+   * ('' with none), so a listing the server marked private is served to that token only.
+   */
+  async context(): Promise<string> {
+    await this.reload();
+    const token = this.record?.tokens?.accessToken;
+    return token === undefined ? '' : createHash('sha256').update(token).digest('hex').slice(0, 32);
   }
 
   async hasTokens(): Promise<boolean> {

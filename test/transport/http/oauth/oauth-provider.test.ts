@@ -158,6 +158,20 @@ describe('OAuth provider against a local authorization server', () => {
     expect(requests(await f.log(), '/token').map((t) => form(t).get('grant_type'))).toEqual(['authorization_code', 'refresh_token']);
   });
 
+  test('its authorization context is a hash of the access token held, and changes with the token', async () => {
+    const f = await fixture();
+    const { provider, store, key } = setup(f);
+    expect(await provider.context()).toBe('');
+    await provider.login();
+    const first = await provider.context();
+    const token = (await store.get(key))!.tokens!.accessToken;
+    expect(first).toMatch(/^[0-9a-f]{32}$/);
+    expect(first).not.toContain(token);
+    await fetch(`${f.url}/_expire`, { method: 'POST' });
+    expect((await callResource(provider, f.resource)).status).toBe(200);
+    expect(await provider.context()).not.toBe(first);
+  });
+
   test('a revoked refresh token: the tokens are deleted and the call is auth-required', async () => {
     const f = await fixture();
     const { provider, store, key, authorizeCalls } = setup(f);
