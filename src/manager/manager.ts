@@ -486,7 +486,10 @@ export class McpServerManager extends EventEmitter {
       this.slots.set(entry.name, slot);
     }
     const hadTools = retired.filter((slot) => this.index.toolsOf(slot.name) !== undefined).map((slot) => slot.name);
-    hadTools.push(...this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired));
+    const hadPrompts = retired.filter((slot) => this.catalog.prompts.promptsOf(slot.name) !== undefined).map((slot) => slot.name);
+    const renamed = this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired);
+    hadTools.push(...renamed.tools);
+    hadPrompts.push(...renamed.prompts);
     for (const name of report.removed) this.search.update(name, undefined);
     for (const name of report.changed) {
       const from = (before.get(name) as ServerSlot).state;
@@ -494,6 +497,7 @@ export class McpServerManager extends EventEmitter {
       if (from !== to) this.emit('stateChange', { server: name, from, to });
     }
     for (const server of hadTools) this.emit('toolsChanged', { server });
+    for (const server of hadPrompts) this.emit('promptsChanged', { server });
     this.emit('configChanged', report);
     this.startEager(added);
     return report;

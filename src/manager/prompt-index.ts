@@ -16,7 +16,7 @@ export interface ManagedPrompt {
  * prompt and a tool may share a public name without either one being renamed.
  */
 export class PromptIndex {
-  private readonly prefixes: Map<string, string>;
+  private prefixes: Map<string, string>;
   private readonly byServer = new Map<string, ManagedPrompt[]>();
   private readonly byName = new Map<string, ManagedPrompt>();
 
@@ -33,6 +33,25 @@ export class PromptIndex {
     const managed = [...first.values()].map((prompt) => ({ name: names.get(prompt.name) as string, server, prompt }));
     this.byServer.set(server, managed);
     for (const entry of managed) this.byName.set(entry.name, entry);
+  }
+
+  /**
+   * The configured servers changed (a reload): public names are worked out again over the
+   * new set, and the prompts of servers no longer configured are forgotten. Returns the
+   * servers that stay whose prompts' public names changed.
+   */
+  reconfigure(servers: readonly string[]): string[] {
+    const before = this.prefixes;
+    this.prefixes = serverPrefixes(servers);
+    const renamed: string[] = [];
+    for (const [server, managed] of [...this.byServer]) {
+      if (!this.prefixes.has(server)) this.clear(server);
+      else if (before.get(server) !== this.prefixes.get(server)) {
+        this.set(server, managed.map((m) => m.prompt));
+        renamed.push(server);
+      }
+    }
+    return renamed;
   }
 
   clear(server: string): void {

@@ -271,15 +271,23 @@ export class ToolCatalog {
 
   /**
    * A reload: `retired` slots leave (their servers were removed or changed, so what is known
-   * of their tools goes with them) and the index is named over the new set of servers.
+   * of them goes with them: tools, prompts, era, description) and the indexes are named over
+   * the new set of servers. Returns the servers that stay whose tools' and whose prompts'
+   * public names changed.
    */
-  reconfigure(servers: readonly string[], filters: ReadonlyMap<string, ToolPredicate | undefined>, retired: readonly ServerSlot[]): string[] {
+  reconfigure(
+    servers: readonly string[],
+    filters: ReadonlyMap<string, ToolPredicate | undefined>,
+    retired: readonly ServerSlot[],
+  ): { tools: string[]; prompts: string[] } {
     for (const slot of retired) {
       this.retired.add(slot);
       this.index.clear(slot.name);
-      this.cacheKeys.delete(slot.name);
+      this.prompts.clear(slot.name);
+      for (const known of [this.cacheKeys, this.rawTools, this.freshness, this.contexts, this.descriptions, this.eras, this.eraChecked, this.versions]) known.delete(slot.name);
+      this.distrusted.delete(slot.name);
     }
-    return this.index.reconfigure(servers, filters);
+    return { tools: this.index.reconfigure(servers, filters), prompts: this.prompts.reconfigure(servers) };
   }
 
   /** What we know of a server's tools is stale: forget it, here and on disk. */

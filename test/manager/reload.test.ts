@@ -91,6 +91,31 @@ describe('reload', () => {
     expect(manager.status().a_b.state).toBe('ready');
   });
 
+  it('renames the prompts of a kept server whose public name an added server now collides with', async () => {
+    const prompts = fixture('host-features.mjs');
+    const manager = manage({ 'a.b': prompts });
+    const before = (await manager.listPrompts()).map((p) => p.name);
+    expect(before).toContain('mcp__a_b__greet');
+    const changed: string[] = [];
+    manager.on('promptsChanged', ({ server }) => changed.push(server));
+    await manager.reload({ mcpServers: { 'a.b': prompts, a_b: prompts } });
+    expect(changed).toEqual(['a.b']);
+    const after = (await manager.listPrompts({ servers: ['a.b'] })).map((p) => p.name);
+    expect(after).toHaveLength(before.length);
+    expect(after).not.toContain('mcp__a_b__greet');
+    expect((await manager.getPrompt(after.find((n) => n.endsWith('greet'))!, { who: 'kept' })).messages.length).toBeGreaterThan(0);
+    // The plain name now belongs to the added server.
+    await manager.getPrompt('mcp__a_b__greet', { who: 'added' });
+    expect(manager.status().a_b.state).toBe('ready');
+  });
+
+  it('forgets what it knew of a changed server: its prompts are listed again from the new entry', async () => {
+    const manager = manage({ p: fixture('host-features.mjs') });
+    expect((await manager.listPrompts()).map((p) => p.prompt.name)).toEqual(['greet']);
+    await manager.reload({ mcpServers: { p: { ...fixture('host-features.mjs'), env: { PROMPT_SET: 'two' } } } });
+    expect((await manager.listPrompts()).map((p) => p.prompt.name).sort()).toEqual(['greet', 'part']);
+  });
+
   it('starts a server added back while its removed predecessor still drains only after that one is gone', async () => {
     const manager = manage({ a: echo });
     await manager.callServerTool('a', 'echo', { text: 'x' });
