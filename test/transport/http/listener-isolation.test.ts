@@ -2,21 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { JsonRpcMessage } from '../../../src/transport/channel.js';
 import { StreamableHttpChannel } from '../../../src/transport/http/streamable-http.js';
+import { waitFor } from '../../support/fixtures.js';
 import { listen, type TestHttpServer } from './sdk-servers.js';
 
 async function bodyOf(req: IncomingMessage): Promise<any> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** Polls `check` until it holds, for at most `ms`. */
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('HTTP channel listeners', () => {
@@ -58,7 +50,7 @@ describe('HTTP channel listeners', () => {
 
     // SSE events are delivered from the stream reader: every event still gets through.
     await channel.send({ jsonrpc: '2.0', id: 2, method: 'sse' } as JsonRpcMessage);
-    await until(() => received.length === 3, 10_000);
+    expect(await waitFor(() => received.length === 3, 10_000)).toBe(true);
     expect(received.slice(1).map((m) => ('method' in m ? m.method : (m as { result: unknown }).result))).toEqual(['notifications/progress', { via: 'sse' }]);
     expect(noise).toEqual(['not json']);
     expect(channel.isOpen).toBe(true);
