@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { McpError } from '../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../transport/channel.js';
+import { ChannelEvents } from '../transport/channel-events.js';
 import { Listeners } from '../transport/listeners.js';
 
 /** The response a client's POSTed request is answered on: an SSE stream, or one JSON body. */
@@ -21,13 +22,10 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
  * related messages as SSE events, then the answer, which ends it. Messages related to no
  * open request go on the session's GET stream, if the client opened one.
  */
-export class HttpServerChannel implements Channel {
+export class HttpServerChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly streams = new Map<RequestId, ResponseStream>();
   private standalone: ServerResponse | undefined;
-  private readonly messages = new Listeners<[JsonRpcMessage, MessageContext]>();
-  private readonly noise = new Listeners<[string]>();
-  private readonly closeListeners = new Listeners<[McpError]>();
   private readonly answeredListeners = new Listeners<[]>();
   private reason: McpError | undefined;
 
@@ -40,6 +38,7 @@ export class HttpServerChannel implements Channel {
     readonly sessionId: string | undefined,
     private readonly cancelOnDisconnect: boolean,
   ) {
+    super();
     this.info = { transport: 'http', url, ...(sessionId === undefined ? {} : { sessionId }), stderrTail: () => [] };
   }
 
@@ -124,18 +123,6 @@ export class HttpServerChannel implements Channel {
     return this.answeredListeners.add(listener);
   }
 
-  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
-    return this.messages.add(listener);
-  }
-
-  onNoise(listener: (text: string) => void): Disposable {
-    return this.noise.add(listener);
-  }
-
-  onClose(listener: (reason: McpError) => void): Disposable {
-    return this.closeListeners.add(listener);
-  }
-
   /** Ends the connection: open request streams and the GET stream are ended. Idempotent. */
   close(): Promise<void> {
     if (this.reason) return Promise.resolve();
@@ -148,9 +135,7 @@ export class HttpServerChannel implements Channel {
     this.streams.clear();
     this.standalone?.end();
     this.standalone = undefined;
-    this.closeListeners.fire(this.reason);
-    this.closeListeners.clear();
-    this.messages.clear();
+    this.fireClose(this.reason);
     this.answeredListeners.clear();
     return Promise.resolve();
   }

@@ -3,23 +3,21 @@ import type { Message, MessageWriter } from 'vscode-jsonrpc';
 import { McpError } from '../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from '../transport/channel.js';
 import { createMessageIO, type FramingOptions } from '../transport/framing.js';
-import { Listeners } from '../transport/listeners.js';
+import { ChannelEvents } from '../transport/channel-events.js';
 
 /**
  * The server end of MCP stdio: messages from a client on `input` (our stdin), answers on
  * `output` (our stdout), one JSON object per line. The client closing our stdin (EOF) ends
  * the channel with `peer-eof`; `close()` stops reading and leaves the streams to their owner.
  */
-export class StdioServerChannel implements Channel {
+export class StdioServerChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo = { transport: 'stdio', stderrTail: () => [] };
   private readonly writer: MessageWriter;
-  private readonly messages = new Listeners<[JsonRpcMessage, MessageContext]>();
-  private readonly noise = new Listeners<[string]>();
-  private readonly closeListeners = new Listeners<[McpError]>();
   private readonly reading: Disposable;
   private reason: McpError | undefined;
 
   constructor(input: Readable, output: Writable, options?: FramingOptions) {
+    super();
     const { reader, writer } = createMessageIO('newline', input, output, options);
     this.writer = writer;
     reader.onNoise((text) => this.noise.fire(text));
@@ -46,18 +44,6 @@ export class StdioServerChannel implements Channel {
     });
   }
 
-  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
-    return this.messages.add(listener);
-  }
-
-  onNoise(listener: (text: string) => void): Disposable {
-    return this.noise.add(listener);
-  }
-
-  onClose(listener: (reason: McpError) => void): Disposable {
-    return this.closeListeners.add(listener);
-  }
-
   close(): Promise<void> {
     this.end(new McpError('closed', 'the gateway closed the connection'));
     return Promise.resolve();
@@ -67,8 +53,6 @@ export class StdioServerChannel implements Channel {
     if (this.reason) return;
     this.reason = reason;
     this.reading.dispose();
-    this.closeListeners.fire(reason);
-    this.closeListeners.clear();
-    this.messages.clear();
+    this.fireClose(reason);
   }
 }

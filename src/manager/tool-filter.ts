@@ -20,13 +20,6 @@ export function toolPredicate(filter: ToolFilter | undefined): ToolPredicate | u
   return (name) => (!allow || allow(name)) && !(deny && deny(name));
 }
 
-/** Both predicates must pass; undefined ones pass everything. */
-export function bothPredicates(a: ToolPredicate | undefined, b: ToolPredicate | undefined): ToolPredicate | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return (name) => a(name) && b(name);
-}
-
 /**
  * Why a value is not a tool filter (the field under `tools` and the problem), or undefined
  * when it is one. Messages follow the config's shape: the caller names the server.

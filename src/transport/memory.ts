@@ -1,32 +1,29 @@
 import { McpError } from '../errors.js';
-import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from './channel.js';
-import { Listeners } from './listeners.js';
+import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext } from './channel.js';
+import { ChannelEvents } from './channel-events.js';
 
 /**
  * One end of an in-memory channel pair. Messages are delivered on a microtask, in
  * order, as structured clones (so neither side can mutate what the other holds), which
  * is close enough to a real transport for unit tests of everything above it.
  */
-export class MemoryChannel implements Channel {
+export class MemoryChannel extends ChannelEvents implements Channel {
   peer!: MemoryChannel;
   readonly info: ChannelInfo = { transport: 'memory', stderrTail: () => [] };
-  private readonly messages = new Listeners<[JsonRpcMessage, MessageContext]>();
-  private readonly noiseListeners = new Listeners<[string]>();
-  private readonly closeListeners = new Listeners<[McpError]>();
-  private reason: McpError | undefined;
   /** Ids the other side abandoned (for tests that check `abandon`). */
   readonly abandoned: (number | string)[] = [];
 
   constructor(private readonly withAbandon: boolean) {
+    super();
     if (!withAbandon) (this as { abandon?: unknown }).abandon = undefined;
   }
 
   get isOpen(): boolean {
-    return this.reason === undefined;
+    return this.closeReason === undefined;
   }
 
   send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
-    if (this.reason) return Promise.reject(this.reason);
+    if (this.closeReason) return Promise.reject(this.closeReason);
     let copy: JsonRpcMessage;
     try {
       copy = structuredClone(message);
@@ -40,45 +37,25 @@ export class MemoryChannel implements Channel {
     return Promise.resolve();
   }
 
-  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
-    return this.messages.add(listener);
-  }
-
-  onNoise(listener: (text: string) => void): Disposable {
-    return this.noiseListeners.add(listener);
-  }
-
-  onClose(listener: (reason: McpError) => void): Disposable {
-    return this.closeListeners.add(listener);
-  }
-
   abandon(id: number | string): void {
     if (this.withAbandon) this.abandoned.push(id);
   }
 
   /** Test helper: what a transport reports as skipped noise. */
   emitNoise(text: string): void {
-    this.noiseListeners.fire(text);
+    this.noise.fire(text);
   }
 
   /** Ends this side with `reason` (a dead peer, a broken frame), and the other side with `peer-eof`. */
   fail(reason: McpError): void {
-    this.end(reason);
-    this.peer.end(new McpError('peer-eof', 'the peer closed the channel'));
+    this.fireClose(reason);
+    this.peer.fireClose(new McpError('peer-eof', 'the peer closed the channel'));
   }
 
   close(): Promise<void> {
-    this.end(new McpError('closed', 'the connection was closed'));
-    this.peer.end(new McpError('peer-eof', 'the peer closed the channel'));
+    this.fireClose(new McpError('closed', 'the connection was closed'));
+    this.peer.fireClose(new McpError('peer-eof', 'the peer closed the channel'));
     return Promise.resolve();
-  }
-
-  private end(reason: McpError): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.closeListeners.fire(reason);
-    this.messages.clear();
-    this.closeListeners.clear();
   }
 }
 

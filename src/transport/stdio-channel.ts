@@ -1,6 +1,7 @@
 import type { Message } from 'vscode-jsonrpc';
 import { McpError, serverLabel, stderrHint } from '../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from './channel.js';
+import { ChannelEvents } from './channel-events.js';
 import type { FramedMessageWriter } from './framed-writer.js';
 import { createMessageIO, type Framing, type LazyMessageReader } from './framing.js';
 import { Listeners } from './listeners.js';
@@ -27,16 +28,12 @@ export interface StdioChannelOptions {
  * and the diagnosis of how it went away. The channel owns the process: when the
  * channel ends for any reason the process group is stopped.
  */
-export class StdioChannel implements Channel {
+export class StdioChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly writer: FramedMessageWriter;
-  private readonly messages = new Listeners<[JsonRpcMessage, MessageContext]>();
-  private readonly noise = new Listeners<[string]>();
-  private readonly closeListeners = new Listeners<[McpError]>();
   private readonly stderrListeners = new Listeners<[string]>();
   private readonly exitListeners = new Listeners<[ExitStatus]>();
   private readonly prefix: string;
-  private reason: McpError | undefined;
   private goingAway: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private stdoutClosed!: () => void;
@@ -57,6 +54,7 @@ export class StdioChannel implements Channel {
     readonly process: ServerProcess,
     private readonly options: StdioChannelOptions,
   ) {
+    super();
     this.prefix = serverLabel(options.name);
     this.info = { transport: 'stdio', pid: process.pid, stderrTail: () => process.stderrTail(), traffic: process.traffic };
     const io = createMessageIO(options.framing ?? 'newline', process.stdout, process.stdin, {
@@ -73,7 +71,7 @@ export class StdioChannel implements Channel {
   }
 
   get isOpen(): boolean {
-    return this.reason === undefined;
+    return this.closeReason === undefined;
   }
 
   /**
@@ -81,30 +79,18 @@ export class StdioChannel implements Channel {
    * sees it); written, the server is told with `notifications/cancelled`.
    */
   abandon(id: RequestId, reason?: string): void {
-    if (this.reason || this.writer.drop(id)) return;
+    if (this.closeReason || this.writer.drop(id)) return;
     void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage).catch(() => undefined);
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.reason) return Promise.reject(this.reason);
+    if (this.closeReason) return Promise.reject(this.closeReason);
     return this.writer.write(message as Message).catch((error: unknown) => {
       // A message that cannot be encoded fails alone; any other write failure means the pipe is gone.
       if (error instanceof McpError) throw error;
       void this.peerGone();
-      throw this.reason ?? new McpError('peer-eof', `${this.prefix}the server closed its stdin`, { server: this.options.name });
+      throw this.closeReason ?? new McpError('peer-eof', `${this.prefix}the server closed its stdin`, { server: this.options.name });
     });
-  }
-
-  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
-    return this.messages.add(listener);
-  }
-
-  onNoise(listener: (text: string) => void): Disposable {
-    return this.noise.add(listener);
-  }
-
-  onClose(listener: (reason: McpError) => void): Disposable {
-    return this.closeListeners.add(listener);
   }
 
   onStderr(listener: (line: string) => void): Disposable {
@@ -137,9 +123,8 @@ export class StdioChannel implements Channel {
       void this.peerGone();
     });
     const context: MessageContext = {};
-    reader.listen((message) => {
-      if (this.reason === undefined) this.messages.fire(message as JsonRpcMessage, context);
-    });
+    // After the close there is no listener left to call.
+    reader.listen((message) => this.messages.fire(message as JsonRpcMessage, context));
   }
 
   /**
@@ -148,7 +133,7 @@ export class StdioChannel implements Channel {
    * moment (bounded) for both before saying why the channel ended.
    */
   private peerGone(): Promise<void> {
-    if (this.reason) return Promise.resolve();
+    if (this.closeReason) return Promise.resolve();
     this.goingAway ??= this.waitAndEnd();
     return this.goingAway;
   }
@@ -179,9 +164,7 @@ export class StdioChannel implements Channel {
   }
 
   private end(reason: McpError): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.closeListeners.fire(reason);
+    if (!this.fireClose(reason)) return;
     // Also after the leader died: a wrapper's children may live on in its group.
     if (reason.code !== 'closed') void this.close();
   }

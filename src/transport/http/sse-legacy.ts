@@ -1,7 +1,8 @@
 import { McpError, serverLabel } from '../../errors.js';
-import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext } from '../channel.js';
+import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext } from '../channel.js';
+import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
-import { ChannelEvents, parseMessages } from './channel-events.js';
+import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
@@ -32,10 +33,9 @@ export interface SseLegacyOptions {
  * first `endpoint` event names where to POST client messages (same origin only).
  * The stream opens when the channel is made.
  */
-export class SseLegacyChannel implements Channel {
+export class SseLegacyChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly config: ExchangeConfig;
-  private readonly events = new ChannelEvents();
   private readonly lifetime = new AbortController();
   private readonly maxMessageBytes: number;
   private readonly endpoint: Promise<URL>;
@@ -43,6 +43,7 @@ export class SseLegacyChannel implements Channel {
   private readonly onSignal = () => void this.close();
 
   constructor(private readonly options: SseLegacyOptions) {
+    super();
     this.config = exchangeConfig(options, DEFAULT_RETRY);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.info = { transport: 'sse', url: this.config.url.href, stderrTail: () => [] };
@@ -54,19 +55,7 @@ export class SseLegacyChannel implements Channel {
   }
 
   get isOpen(): boolean {
-    return this.closing === undefined && this.events.closeReason === undefined;
-  }
-
-  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
-    return this.events.onMessage(listener);
-  }
-
-  onNoise(listener: (text: string) => void): Disposable {
-    return this.events.onNoise(listener);
-  }
-
-  onClose(listener: (reason: McpError) => void): Disposable {
-    return this.events.onClose(listener);
+    return this.closing === undefined && this.closeReason === undefined;
   }
 
   async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
@@ -100,7 +89,7 @@ export class SseLegacyChannel implements Channel {
     this.closing ??= (async () => {
       this.options.signal?.removeEventListener('abort', this.onSignal);
       this.lifetime.abort();
-      this.events.close(new McpError('closed', `${serverLabel(this.config.server)}the SSE channel was closed`, this.fields()));
+      this.fireClose(new McpError('closed', `${serverLabel(this.config.server)}the SSE channel was closed`, this.fields()));
     })();
     return this.closing;
   }
@@ -139,8 +128,8 @@ export class SseLegacyChannel implements Channel {
           }
           if (event.event !== undefined && event.event !== 'message') return;
           const messages = parseMessages(event.data);
-          if (!messages) return this.events.skipped(event.data);
-          for (const message of messages) this.events.message(message, {});
+          if (!messages) return this.noise.fire(event.data);
+          for (const message of messages) this.messages.fire(message, {});
         },
       }).then((end) => {
         clearTimeout(timer);
@@ -172,16 +161,16 @@ export class SseLegacyChannel implements Channel {
 
   /** Ends the channel with `reason` (once) and returns the reason the channel ended with. */
   private fail(reason: McpError): McpError {
-    if (!this.events.closeReason) {
+    if (!this.closeReason) {
       this.lifetime.abort();
       this.options.signal?.removeEventListener('abort', this.onSignal);
-      this.events.close(reason);
+      this.fireClose(reason);
     }
-    return this.events.closeReason ?? reason;
+    return this.closeReason ?? reason;
   }
 
   private closedError(): McpError {
-    return this.events.closeReason ?? new McpError('closed', `${serverLabel(this.config.server)}the SSE channel is closed`, this.fields());
+    return this.closeReason ?? new McpError('closed', `${serverLabel(this.config.server)}the SSE channel is closed`, this.fields());
   }
 
   private fields(): { server?: string } {

@@ -1,14 +1,14 @@
 import type { JsonRpcMessage, RequestId } from '../channel.js';
 import { delay } from './retry-policy.js';
 import { readSse } from './sse-reader.js';
-import { parseMessages } from './channel-events.js';
+import { parseMessages } from './parse-messages.js';
 
 /** What a stream follower needs from its channel. */
 export interface StreamHost {
   readonly maxMessageBytes: number;
   readonly isOpen: boolean;
   deliver(message: JsonRpcMessage, relatedTo: RequestId | undefined): void;
-  noise(text: string): void;
+  skipped(text: string): void;
   /** The body was over `maxMessageBytes`: the channel ends. */
   oversized(bytes: number): void;
   /**
@@ -56,7 +56,7 @@ export async function followStream(host: StreamHost, first: Response, options: F
         if (event.data === '') return;
         misses = 0;
         const messages = parseMessages(event.data);
-        if (!messages) return host.noise(event.data);
+        if (!messages) return host.skipped(event.data);
         for (const message of messages) {
           if (options.requestId !== undefined && !('method' in message) && message.id === options.requestId) answered = true;
           host.deliver(message, options.requestId);

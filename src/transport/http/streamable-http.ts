@@ -1,7 +1,8 @@
 import { McpError, serverLabel } from '../../errors.js';
-import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
+import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
+import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
-import { ChannelEvents, parseMessages } from './channel-events.js';
+import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
@@ -45,10 +46,9 @@ export interface StreamableHttpOptions {
  * resumed with `Last-Event-ID`, and the session is deleted at close. 2026 era: no session,
  * routing headers on each request, and `abandon(id)` closes that request's stream.
  */
-export class StreamableHttpChannel implements Channel, StreamHost {
+export class StreamableHttpChannel extends ChannelEvents implements Channel, StreamHost {
   readonly maxMessageBytes: number;
   private readonly config: ExchangeConfig;
-  private readonly events = new ChannelEvents();
   private readonly streams = new Map<RequestId, AbortController>();
   /** Aborts every stream and POST when the channel ends. */
   private readonly lifetime = new AbortController();
@@ -61,6 +61,7 @@ export class StreamableHttpChannel implements Channel, StreamHost {
   readonly info: ChannelInfo;
 
   constructor(options: StreamableHttpOptions) {
+    super();
     this.config = exchangeConfig(options, { ...DEFAULT_RETRY, ...options.retry });
     this.options = options;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -78,19 +79,7 @@ export class StreamableHttpChannel implements Channel, StreamHost {
   }
 
   get isOpen(): boolean {
-    return this.closing === undefined && this.events.closeReason === undefined;
-  }
-
-  onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable {
-    return this.events.onMessage(listener);
-  }
-
-  onNoise(listener: (text: string) => void): Disposable {
-    return this.events.onNoise(listener);
-  }
-
-  onClose(listener: (reason: McpError) => void): Disposable {
-    return this.events.onClose(listener);
+    return this.closing === undefined && this.closeReason === undefined;
   }
 
   setProtocolVersion(version: string): void {
@@ -164,7 +153,7 @@ export class StreamableHttpChannel implements Channel, StreamHost {
       if (!response.ok && (answers.length === 0 || requestId === undefined)) {
         throw httpFailure(this.config.server, this.config.url, method, response.status, body.text);
       }
-      if (messages === undefined) return this.events.skipped(body.text);
+      if (messages === undefined) return this.noise.fire(body.text);
       // A POST carries one request: an error answer whose id the server could not tell (null) is that request's.
       for (const m of messages) this.deliver(requestId !== undefined && isNullIdError(m) ? { ...m, id: requestId } : m, requestId);
     } finally {
@@ -180,11 +169,11 @@ export class StreamableHttpChannel implements Channel, StreamHost {
   // --- StreamHost ---
 
   deliver(message: JsonRpcMessage, relatedTo: RequestId | undefined): void {
-    this.events.message(message, relatedTo === undefined ? {} : { relatedTo });
+    this.messages.fire(message, relatedTo === undefined ? {} : { relatedTo });
   }
 
-  noise(text: string): void {
-    this.events.skipped(text);
+  skipped(text: string): void {
+    this.noise.fire(text);
   }
 
   oversized(bytes: number): void {
@@ -252,26 +241,26 @@ export class StreamableHttpChannel implements Channel, StreamHost {
   }
 
   private fail(reason: McpError): void {
-    if (this.events.closeReason) return;
+    if (this.closeReason) return;
     this.lifetime.abort();
     this.streams.clear();
     this.options.signal?.removeEventListener('abort', this.onSignal);
-    this.events.close(reason);
+    this.fireClose(reason);
   }
 
   private async shutdown(graceMs: number | undefined): Promise<void> {
     this.options.signal?.removeEventListener('abort', this.onSignal);
     this.lifetime.abort();
     this.streams.clear();
-    if (this.sessionId !== undefined && !this.events.closeReason) {
+    if (this.sessionId !== undefined && !this.closeReason) {
       const bound = Math.min(this.options.deleteTimeoutMs ?? 1000, graceMs ?? Number.POSITIVE_INFINITY);
       await deleteSession(this.config, this.sessionId, this.protocolVersion, bound);
     }
-    this.events.close(new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel was closed`, this.fields()));
+    this.fireClose(new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel was closed`, this.fields()));
   }
 
   private closedError(): McpError {
-    return this.events.closeReason ?? new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel is closed`, this.fields());
+    return this.closeReason ?? new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel is closed`, this.fields());
   }
 
   private oversizedError(bytes: number): McpError {
