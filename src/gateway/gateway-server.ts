@@ -171,6 +171,7 @@ export class GatewayConnection {
     this.handle('resources/templates/list', () => this.listTemplates());
     this.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
     this.handle('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
+    this.handle('completion/complete', (params, ctx) => this.complete(params, ctx));
   }
 
   /**
@@ -230,7 +231,7 @@ export class GatewayConnection {
   }
 
   private capabilities(): Record<string, unknown> {
-    return { tools: { listChanged: !this.gateway.options.search }, prompts: {}, resources: {} };
+    return { tools: { listChanged: !this.gateway.options.search }, prompts: {}, resources: {}, completions: {} };
   }
 
   private async listTools(): Promise<Record<string, unknown>> {
@@ -302,6 +303,40 @@ export class GatewayConnection {
     }
     if (server === undefined) throw rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: no server of this gateway lists ${JSON.stringify(uri)}`, { uri });
     return this.session.readResource(server, uri, { signal: ctx.signal });
+  }
+
+  /**
+   * `completion/complete` for a prompt (its public name) or a resource template, asked of
+   * the server that has it; the pool maps the public prompt name to the server's own.
+   */
+  private async complete(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const { ref, argument, context } = params as { ref?: Record<string, unknown>; argument?: Record<string, unknown>; context?: unknown };
+    if (!argument || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      throw rpcFailure(INVALID_PARAMS, `completion/complete needs "argument" with string "name" and "value", got ${JSON.stringify(argument) ?? 'nothing'}`);
+    }
+    const contextArgs = (context as { arguments?: unknown } | undefined)?.arguments;
+    if (context !== undefined && (typeof context !== 'object' || context === null || (contextArgs !== undefined && (typeof contextArgs !== 'object' || contextArgs === null)))) {
+      throw rpcFailure(INVALID_PARAMS, `completion/complete "context" must be { arguments?: object }, got ${JSON.stringify(context)}`);
+    }
+    const options = { signal: ctx.signal, ...(contextArgs ? { context: { arguments: contextArgs as Record<string, string> } } : {}) };
+    const wanted = { name: argument.name, value: argument.value };
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const name = ref.name;
+      const prompt = (await this.session.listPrompts()).find((p) => p.name === name);
+      if (!prompt) throw rpcFailure(INVALID_PARAMS, `completion/complete: no prompt named ${JSON.stringify(name)} in this gateway`, { ref });
+      return { completion: await this.session.complete(prompt.server, { type: 'ref/prompt', name }, wanted, options) };
+    }
+    if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const uri = ref.uri;
+      let server = this.gateway.router.serverOfTemplate(uri);
+      if (server === undefined) {
+        await this.listTemplates();
+        server = this.gateway.router.serverOfTemplate(uri);
+      }
+      if (server === undefined) throw rpcFailure(INVALID_PARAMS, `completion/complete: no server of this gateway lists the resource template ${JSON.stringify(uri)}`, { ref });
+      return { completion: await this.session.complete(server, { type: 'ref/resource', uri }, wanted, options) };
+    }
+    throw rpcFailure(INVALID_PARAMS, `completion/complete "ref" must be { type: "ref/prompt", name } or { type: "ref/resource", uri }, got ${JSON.stringify(ref) ?? 'nothing'}`);
   }
 
   /**

@@ -156,6 +156,22 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(missing).toMatchObject({ code: -32602, data: { uri: 'other://x' } });
   });
 
+  it('passes completion/complete to the server owning the prompt (public name) or resource template', async () => {
+    const { client, starts } = await setUp({ a: fixture('echo-server.mjs'), paint: fixture('sdk2-completes.mjs') }, era);
+    expect(client.getServerCapabilities()).toMatchObject({ completions: {} });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('mcp__paint__paint');
+    const forPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'mcp__paint__paint' }, argument: { name: 'color', value: 'r' }, context: { arguments: { shade: 'dark' } } });
+    expect(forPrompt.completion).toMatchObject({ values: ['dark red', 'dark rose', 'dark ruby'], total: 3 });
+    const forTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'paint://{color}' }, argument: { name: 'color', value: 'b' } });
+    expect(forTemplate.completion.values).toEqual(['blue']);
+    const unknown = await client.complete({ ref: { type: 'ref/prompt', name: 'mcp__paint__nope' }, argument: { name: 'color', value: '' } }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: -32602, message: expect.stringContaining('mcp__paint__nope') });
+    const noTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'other://{x}' }, argument: { name: 'x', value: '' } }).catch((e: unknown) => e);
+    expect(noTemplate).toMatchObject({ code: -32602 });
+    expect(starts.sort()).toEqual(['a', 'paint']);
+  });
+
   it('in search mode lists search_tools and call_tool, finds a tool and calls it', async () => {
     const { client, starts } = await setUp({ a: fixture('echo-server.mjs') }, era, { search: true });
     const { tools } = await client.listTools();
