@@ -5,10 +5,11 @@ import type { ToolFilter } from '../manager/tool-filter.js';
 import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
-import { PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { type CreateMessageResult, type ElicitResult, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
+import { type CallOptions, type CallToolResult, type CreateMessageResult, type ElicitResult, type HostHandlers, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
+import { InputRounds, PendingCall } from './input-rounds.js';
 import { ResourceRouter } from './resource-router.js';
 
 /** How the pool is presented to the gateway's clients. */
@@ -26,11 +27,18 @@ export interface GatewayOptions {
   serverInfo?: Implementation;
   /** Told to clients in `initialize` / `server/discover`. Default: a line on the naming scheme (or on search mode). */
   instructions?: string;
+  /**
+   * 2026-era clients: how long a call that asked the client for input (`input_required`)
+   * waits for the client's retry before it is cancelled and its `requestState` forgotten,
+   * in ms. Default 10 minutes (a person may be answering).
+   */
+  inputTimeoutMs?: number;
 }
 
 /** 2026 methods whose results must carry cache hints (`ttlMs`, `cacheScope`). */
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
+const DEFAULT_INPUT_TIMEOUT_MS = 600_000;
 
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 
@@ -44,6 +52,8 @@ const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
  */
 export class Gateway {
   readonly router = new ResourceRouter();
+  /** 2026-era calls waiting on their client's answers, by `requestState`: gateway-wide, as each stateless round is a new connection. */
+  readonly rounds: InputRounds;
   readonly serverInfo: Implementation;
   readonly instructions: string;
   private readonly connections = new Set<GatewayConnection>();
@@ -61,6 +71,7 @@ export class Gateway {
       (options.search
         ? 'Tools of several MCP servers. Call search_tools with a few words to find the tools for a task, then call_tool with the name it gives.'
         : 'Tools of several MCP servers, named mcp__<server>__<tool>.');
+    this.rounds = new InputRounds(options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS);
     manager.on('toolsChanged', this.onToolsChanged);
   }
 
@@ -84,6 +95,7 @@ export class Gateway {
     if (this.closed) return;
     this.closed = true;
     this.manager.off('toolsChanged', this.onToolsChanged);
+    this.rounds.close();
     await Promise.all([...this.connections].map((c) => c.close()));
   }
 
@@ -201,15 +213,14 @@ export class GatewayConnection {
       const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
       // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
       const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
-      return { ...result, ...hints, resultType: 'complete', _meta: meta };
+      return { ...result, ...hints, resultType: inputRequired.has(result) ? 'input_required' : 'complete', _meta: meta };
     });
   }
 
   /**
    * Asks this client a backend's question. Legacy clients that declared the capability get
-   * the request itself; one that did not (and a 2026 client: the gateway does not yet turn
-   * a backend's question into its own input_required round) declines an elicitation and
-   * has no sampling.
+   * the request itself; one that did not declines an elicitation and has no sampling. (A
+   * 2026 client that declared one is asked through input_required rounds: see callTool.)
    */
   private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, signal: AbortSignal): Promise<unknown> {
     if (this.clientCapabilities[kind] === undefined) {
@@ -254,15 +265,95 @@ export class GatewayConnection {
             this.engine.notify('notifications/progress', body, { relatedTo: ctx.id }).catch(() => undefined);
           }
         : undefined;
-    const options = { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) };
     const argsObject = (args ?? {}) as Record<string, unknown>;
+    const meta = params._meta as Record<string, unknown> | undefined;
+    if (meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_PROTOCOL_VERSION) {
+      if (params.requestState !== undefined) return this.resume(name, params, ctx, onProgress);
+      const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
+      if (declared.elicitation !== undefined || declared.sampling !== undefined) {
+        const call = new PendingCall(name);
+        call.start((signal, progress) => this.runInRounds(call, declared, name, argsObject, { signal, onProgress: progress }));
+        return this.round(call, ctx, onProgress);
+      }
+    }
+    return this.runTool(this.session, name, argsObject, { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) });
+  }
+
+  private async runTool(session: ToolSession, name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     if (this.gateway.options.search) {
       // The search answers from known tools only; a first search (no cache yet) must not find nothing,
       // so the tools get listed first: from the cache when it has them, else the servers start in parallel.
-      if (name === SEARCH_TOOLS_NAME) await this.session.listTools();
-      return runSearchAndCall(this.session, name, argsObject, options);
+      if (name === SEARCH_TOOLS_NAME) await session.listTools();
+      return runSearchAndCall(session, name, args, options);
     }
-    return this.session.callTool(name, argsObject, options);
+    return session.callTool(name, args, options);
+  }
+
+  /**
+   * A 2026 client's call that may ask it something: run in a session of its own, so a
+   * backend's question reaches this call (and it alone), and outliving this connection (a
+   * stateless round is one HTTP request). Only what the client declared is asked.
+   */
+  private async runInRounds(
+    call: PendingCall,
+    declared: { elicitation?: unknown; sampling?: unknown },
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const { servers, tools } = this.gateway.options;
+    const handlers: HostHandlers = {
+      elicitation: (request, ctx) =>
+        declared.elicitation === undefined ? Promise.resolve({ action: 'decline' }) : (call.ask('elicitation/create', request, ctx.signal) as Promise<ElicitResult>),
+      sampling: (request, ctx) =>
+        declared.sampling === undefined ? Promise.reject(notDeclared('sampling')) : (call.ask('sampling/createMessage', request, ctx.signal) as Promise<CreateMessageResult>),
+    };
+    const session = this.gateway.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
+    try {
+      return (await this.runTool(session, name, args, options)) as CallToolResult;
+    } finally {
+      session.close();
+    }
+  }
+
+  /**
+   * One round of a call that may ask: its result when it ends, else `input_required` with
+   * its open questions and a `requestState` naming it for the client's retry.
+   */
+  private async round(call: PendingCall, ctx: IncomingRequestContext, onProgress: ((p: Progress) => void) | undefined): Promise<Record<string, unknown>> {
+    call.progress = onProgress;
+    try {
+      const outcome = await call.next(ctx.signal);
+      if (outcome.kind === 'done') return outcome.result;
+      const result = { inputRequests: outcome.inputRequests, requestState: this.gateway.rounds.park(call) };
+      inputRequired.add(result);
+      return result;
+    } finally {
+      call.progress = undefined;
+    }
+  }
+
+  /** A 2026 client's retry: its answers go to the waiting backend questions, and the same call goes on. */
+  private resume(name: string, params: Record<string, unknown>, ctx: IncomingRequestContext, onProgress: ((p: Progress) => void) | undefined): Promise<Record<string, unknown>> {
+    const { requestState, inputResponses } = params;
+    const call = typeof requestState === 'string' ? this.gateway.rounds.take(requestState) : undefined;
+    if (!call) {
+      throw rpcFailure(
+        INVALID_PARAMS,
+        `tools/call ${JSON.stringify(name)}: the requestState is unknown or expired (a round is kept ${this.gateway.rounds.lifetimeMs} ms, once, by the gateway that issued it); call the tool again without requestState`,
+        { code: 'invalid-request-state' },
+      );
+    }
+    const fail = (why: string) => {
+      call.cancel(new McpError('cancelled', why));
+      return rpcFailure(INVALID_PARAMS, why);
+    };
+    if (call.tool !== name) throw fail(`tools/call ${JSON.stringify(name)}: the requestState belongs to a call of ${JSON.stringify(call.tool)}`);
+    if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
+      throw fail(`tools/call "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
+    }
+    call.answer((inputResponses ?? {}) as Record<string, unknown>);
+    return this.round(call, ctx, onProgress);
   }
 
   private async listPrompts(): Promise<Record<string, unknown>> {
@@ -358,4 +449,12 @@ export class GatewayConnection {
       else ctx.signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+/** Round answers to be sent as `input_required` rather than `complete`. */
+const inputRequired = new WeakSet<object>();
+
+function notDeclared(kind: string): McpError {
+  const method = kind === 'sampling' ? 'sampling/createMessage' : 'elicitation/create';
+  return new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
 }
