@@ -174,6 +174,34 @@ describe('the HTTP gateway', () => {
   });
 });
 
+describe('the HTTP gateway: a backend asks a stateless 2026 client through input_required rounds', () => {
+  it("each round is its own HTTP request; the client's answer reaches the waiting backend call", async () => {
+    const manager = McpServerManager.fromConfig(
+      { mcpServers: { hf: fixture('host-features.mjs'), sdk: fixture('sdk2-modern-server.mjs') } },
+      { capabilities: { elicitation: true, sampling: true } },
+    );
+    cleanups.push(() => manager.shutdown());
+    const served = await serveGateway(manager, { transport: 'http' });
+    cleanups.push(() => served.close());
+    const client = new Client({ name: 'http-mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} }, sampling: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => (asked.push(String(request.params.message)), { action: 'accept', content: { name: 'Ada', sure: true } }));
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url!)));
+    cleanups.push(() => client.close());
+    const legacy = await client.callTool({ name: 'mcp__hf__ask', arguments: { message: 'Name?' } });
+    expect(JSON.parse(textOf(legacy as { content: unknown[] }))).toMatchObject({ result: { action: 'accept', content: { name: 'Ada' } } });
+    const sampled = await client.callTool({ name: 'mcp__hf__sample', arguments: {} });
+    expect(JSON.parse(textOf(sampled as { content: unknown[] }))).toMatchObject({ result: { content: { text: 'sampled' } } });
+    const modern = await client.callTool({ name: 'mcp__sdk__confirm', arguments: { what: 'ship' } });
+    expect(textOf(modern as { content: unknown[] })).toBe('accept: {"name":"Ada","sure":true} state=state for ship');
+    expect(asked).toEqual(['Name?', 'Really ship?']);
+    expect(served.gateway.rounds.size).toBe(0);
+    // Stateless: no connection outlived its request, yet each call went on across its rounds.
+    expect(await waitFor(() => served.gateway.connectionCount === 0, 5000, 20)).toBe(true);
+  });
+});
+
 describe('lazy-mcp serve --http (the CLI)', () => {
   it('listens on 127.0.0.1, serves an SDK client, and on SIGTERM stops every backend', async () => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--http', '--port', '0', '--config', fixtureConfig('gateway-two.json')], {

@@ -139,6 +139,22 @@ describe('lazy-mcp serve with the SDK v1 client', () => {
   });
 });
 
+describe('lazy-mcp serve: a backend asks a 2026 client (SDK v2, elicitation handler) through input_required rounds', () => {
+  it('a legacy and a 2026 backend each elicit during a call; the answer reaches the same backend call', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-asks.json')], stderr: 'pipe' });
+    transports.push(transport);
+    const client = new Client({ name: 'stdio-mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => (asked.push(String(request.params.message)), { action: 'accept', content: { name: 'Ada', sure: true } }));
+    await client.connect(transport);
+    const legacy = await client.callTool({ name: 'mcp__hf__ask', arguments: { message: 'Name?' } });
+    expect(JSON.parse(textOf(legacy as { content: unknown[] }))).toMatchObject({ result: { action: 'accept', content: { name: 'Ada' } } });
+    const modern = await client.callTool({ name: 'mcp__sdk__confirm', arguments: { what: 'ship' } });
+    expect(textOf(modern as { content: unknown[] })).toBe('accept: {"name":"Ada","sure":true} state=state for ship');
+    expect(asked).toEqual(['Name?', 'Really ship?']);
+  });
+});
+
 describe('lazy-mcp serve: completion with the SDK v1 client', () => {
   it('completes a prompt argument (public name) and a resource template variable from the backend', async () => {
     const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
