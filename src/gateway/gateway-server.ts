@@ -6,10 +6,11 @@ import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../mode
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { type CallOptions, type CallToolResult, type CreateMessageResult, type ElicitResult, type HostHandlers, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { type CallOptions, type CallToolResult, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { InputRounds, PendingCall } from './input-rounds.js';
+import { HttpServerChannel } from './http-server-channel.js';
 import { ResourceRouter } from './resource-router.js';
 
 /** How the pool is presented to the gateway's clients. */
@@ -121,6 +122,8 @@ export class GatewayConnection {
   /** 2026 era: open `subscriptions/listen` requests that want tools/list_changed. */
   private readonly listens = new Set<RequestId>();
   private readonly subscriptions: Disposable[] = [];
+  /** Tool calls in flight, by the arguments object the pool names in a question's context: which request a question is about. */
+  private readonly callsByArgs = new Map<object, RequestId>();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -134,8 +137,8 @@ export class GatewayConnection {
       ...(options.tools ? { tools: options.tools } : {}),
       // A backend's question about this client's call goes to this client, and to no other.
       handlers: {
-        elicitation: (request, ctx) => this.ask('elicitation', 'elicitation/create', request, ctx.signal) as Promise<ElicitResult>,
-        sampling: (request, ctx) => this.ask('sampling', 'sampling/createMessage', request, ctx.signal) as Promise<CreateMessageResult>,
+        elicitation: (request, ctx) => this.ask('elicitation', 'elicitation/create', request, ctx) as Promise<ElicitResult>,
+        sampling: (request, ctx) => this.ask('sampling', 'sampling/createMessage', request, ctx) as Promise<CreateMessageResult>,
       },
     });
     this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
@@ -222,13 +225,17 @@ export class GatewayConnection {
    * the request itself; one that did not declines an elicitation and has no sampling. (A
    * 2026 client that declared one is asked through input_required rounds: see callTool.)
    */
-  private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, signal: AbortSignal): Promise<unknown> {
+  private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     if (this.clientCapabilities[kind] === undefined) {
       if (kind === 'elicitation') return { action: 'decline' };
-      throw new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
+      throw notDeclared(kind);
     }
+    // On HTTP the question travels on the stream of the call it is about, when that is known.
+    const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
+    const channel = this.channel;
+    const onId = about !== undefined && channel instanceof HttpServerChannel ? (id: number) => channel.relate(id, about) : undefined;
     // A person may be answering: no time-out of our own, the call's signal ends the wait.
-    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call' }, { signal, timeout: ASK_TIMEOUT_MS });
+    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
   }
 
   /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
@@ -276,7 +283,15 @@ export class GatewayConnection {
         return this.round(call, ctx, onProgress);
       }
     }
-    return this.runTool(this.session, name, argsObject, { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) });
+    const inner = this.gateway.options.search ? argsObject.arguments : undefined;
+    this.callsByArgs.set(argsObject, ctx.id);
+    if (typeof inner === 'object' && inner !== null) this.callsByArgs.set(inner, ctx.id);
+    try {
+      return await this.runTool(this.session, name, argsObject, { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) });
+    } finally {
+      this.callsByArgs.delete(argsObject);
+      if (typeof inner === 'object' && inner !== null) this.callsByArgs.delete(inner);
+    }
   }
 
   private async runTool(session: ToolSession, name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {

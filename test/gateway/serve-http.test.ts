@@ -202,6 +202,85 @@ describe('the HTTP gateway: a backend asks a stateless 2026 client through input
   });
 });
 
+/** The JSON-RPC messages of an SSE body, read as they come; `next()` waits (bounded) for the next one. */
+function sseMessages(response: Response) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const queued: Record<string, unknown>[] = [];
+  const next = async (ms = 10000): Promise<Record<string, unknown>> => {
+    const deadline = Date.now() + ms;
+    while (queued.length === 0) {
+      const end = buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        if (data) queued.push(JSON.parse(data) as Record<string, unknown>);
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`no SSE message within ${ms} ms`);
+      const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no SSE message within ${ms} ms`)), Math.max(1, deadline - Date.now())).unref());
+      const { value, done } = await Promise.race([reader.read(), timer]);
+      if (done) throw new Error('the SSE stream ended');
+      buffer += decoder.decode(value, { stream: true });
+    }
+    return queued.shift()!;
+  };
+  return { next };
+}
+
+describe('the HTTP gateway to a legacy client whose POST accepts text/event-stream', () => {
+  async function session(capabilities: object) {
+    const manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs'), hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const served = await serveGateway(manager, { transport: 'http' });
+    cleanups.push(() => served.close());
+    const url = served.url!;
+    const post = (body: object, headers: Record<string, string> = {}, accept = 'application/json, text/event-stream') =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...headers }, body: JSON.stringify(body) });
+    const opened = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } } });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    expect(opened.headers.get('content-type')).toContain('text/event-stream');
+    expect(await sseMessages(opened).next()).toMatchObject({ id: 0, result: { protocolVersion: '2025-11-25' } });
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+    return { post: (body: object, accept?: string) => post(body, headers, accept) };
+  }
+
+  it("answers a call with progress as an SSE stream on that POST: its progress, then its result (no GET stream needed)", async () => {
+    const { post } = await session({});
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__a__slow', arguments: { ms: 90, interval: 30 }, _meta: { progressToken: 'p1' } } });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const stream = sseMessages(response);
+    const messages = [await stream.next(), await stream.next(), await stream.next(), await stream.next()];
+    expect(messages.slice(0, 3).map((m) => m.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress']);
+    expect(messages.slice(0, 3).map((m) => (m.params as { progressToken: string; progress: number }).progress)).toEqual([1, 2, 3]);
+    expect(messages[3]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'done' }] } });
+  });
+
+  it("sends a backend's question on the POST stream of the call it is about; the client's answer (a POST) reaches the backend", async () => {
+    const { post } = await session({ elicitation: {} });
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: { message: 'Name?' } } });
+    const stream = sseMessages(response);
+    const question = await stream.next();
+    expect(question).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
+    expect((await post({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Raw' } } })).status).toBe(202);
+    const answer = await stream.next();
+    expect(answer).toMatchObject({ id: 1, result: { content: [{ type: 'text' }] } });
+    expect(JSON.parse((answer.result as { content: { text: string }[] }).content[0].text)).toMatchObject({ result: { action: 'accept', content: { name: 'Raw' } } });
+  });
+
+  it('a JSON-only POST with no GET stream cannot take a question: the backend is told at once instead of the call hanging', async () => {
+    const { post } = await session({ elicitation: {} });
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: {} } }, 'application/json');
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ id: 1 });
+    expect(JSON.stringify(body)).toContain('no stream open');
+  });
+});
+
 describe('lazy-mcp serve --http (the CLI)', () => {
   it('listens on 127.0.0.1, serves an SDK client, and on SIGTERM stops every backend', async () => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--http', '--port', '0', '--config', fixtureConfig('gateway-two.json')], {
