@@ -162,6 +162,7 @@ export class GatewayConnection {
 
   private ended(): void {
     this.session.close();
+    this.gateway.rounds.dropOwned(this);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.listens.clear();
     this.onEnd();
@@ -278,7 +279,9 @@ export class GatewayConnection {
       if (params.requestState !== undefined) return this.resume(name, params, ctx, onProgress);
       const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
       if (declared.elicitation !== undefined || declared.sampling !== undefined) {
-        const call = new PendingCall(name);
+        // A stateless HTTP round is a connection of its own: the call outlives it. Any other connection's end ends the call.
+        const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
+        const call = new PendingCall(name, stateless ? undefined : this);
         call.start((signal, progress) => this.runInRounds(call, declared, name, argsObject, { signal, onProgress: progress }));
         return this.round(call, ctx, onProgress);
       }

@@ -33,6 +33,8 @@ export class PendingCall {
   constructor(
     /** The tool called: a retry must name the same one. */
     readonly tool: string,
+    /** The long-lived connection the call came on, whose end ends it; none for a stateless one. */
+    readonly owner?: object,
   ) {}
 
   /** Runs the backend call, once; its questions come through {@link ask}. */
@@ -157,6 +159,16 @@ export class InputRounds {
     this.parked.delete(state);
     clearTimeout(entry.timer);
     return entry.call;
+  }
+
+  /** Cancels the parked calls of a connection that ended. */
+  dropOwned(owner: object): void {
+    for (const [state, { call, timer }] of this.parked) {
+      if (call.owner !== owner) continue;
+      this.parked.delete(state);
+      clearTimeout(timer);
+      call.cancel(new McpError('closed', 'the client connection ended'));
+    }
   }
 
   /** Cancels every parked call. Idempotent. */

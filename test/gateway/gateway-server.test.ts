@@ -162,6 +162,31 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
     expect(received).toHaveLength(1);
   });
 
+  it('a long-lived connection that ends cancels its calls waiting between rounds', async () => {
+    const { gateway, client, clientSide } = await asking();
+    const answers: Record<string, unknown>[] = [];
+    clientSide.onMessage((m) => void ((m as { id?: unknown }).id === 900 && answers.push(m as unknown as Record<string, unknown>)));
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    await clientSide.send({ jsonrpc: '2.0', id: 900, method: 'tools/call', params: { name: 'mcp__a__ask_client', arguments: { method: 'elicitation/create', params: { message: 'Wait', requestedSchema: { type: 'object' } } }, _meta: meta } });
+    await waitForAsync(async () => answers.length === 1);
+    expect(answers[0].result).toMatchObject({ resultType: 'input_required' });
+    expect(gateway.rounds.size).toBe(1);
+    await client.close();
+    expect(gateway.rounds.size).toBe(0);
+    // The backend heard of it: asked through a second client.
+    const [otherSide, otherServer] = createMemoryChannelPair();
+    gateway.connect(otherServer);
+    const other = new Client({ name: 'other', version: '1.0.0' });
+    await other.connect(new ChannelTransport(otherSide));
+    cleanups.push(() => other.close());
+    let received: unknown[] = [];
+    await waitForAsync(async () => {
+      received = JSON.parse(textOf((await other.callTool({ name: 'mcp__a__cancellations', arguments: {} })) as { content: unknown[] }));
+      return received.length > 0;
+    });
+    expect(received).toHaveLength(1);
+  });
+
   it('a client that declared neither capability has the question declined, as before', async () => {
     const manager = McpServerManager.fromConfig({ mcpServers: { hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
     cleanups.push(() => manager.shutdown());
