@@ -9,8 +9,9 @@ import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_ME
 import { type CallOptions, type CallToolResult, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
-import { InputRounds, PendingCall } from './input-rounds.js';
+import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
 import { HttpServerChannel } from './http-server-channel.js';
+import { complete } from './completion.js';
 import { ResourceRouter } from './resource-router.js';
 
 /** How the pool is presented to the gateway's clients. */
@@ -187,7 +188,7 @@ export class GatewayConnection {
     this.handle('resources/templates/list', () => this.listTemplates());
     this.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
     this.handle('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
-    this.handle('completion/complete', (params, ctx) => this.complete(params, ctx));
+    this.handle('completion/complete', (params, ctx) => complete(this.session, this.gateway.router, () => this.listTemplates(), params, ctx.signal));
   }
 
   /**
@@ -217,7 +218,7 @@ export class GatewayConnection {
       const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
       // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
       const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
-      return { ...result, ...hints, resultType: inputRequired.has(result) ? 'input_required' : 'complete', _meta: meta };
+      return { ...result, ...hints, resultType: isInputRequired(result) ? 'input_required' : 'complete', _meta: meta };
     });
   }
 
@@ -276,14 +277,14 @@ export class GatewayConnection {
     const argsObject = (args ?? {}) as Record<string, unknown>;
     const meta = params._meta as Record<string, unknown> | undefined;
     if (meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_PROTOCOL_VERSION) {
-      if (params.requestState !== undefined) return this.resume(name, params, ctx, onProgress);
+      if (params.requestState !== undefined) return this.gateway.rounds.round(this.gateway.rounds.resume(name, params), ctx.signal, onProgress);
       const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
       if (declared.elicitation !== undefined || declared.sampling !== undefined) {
         // A stateless HTTP round is a connection of its own: the call outlives it. Any other connection's end ends the call.
         const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
         const call = new PendingCall(name, stateless ? undefined : this);
         call.start((signal, progress) => this.runInRounds(call, declared, name, argsObject, { signal, onProgress: progress }));
-        return this.round(call, ctx, onProgress);
+        return this.gateway.rounds.round(call, ctx.signal, onProgress);
       }
     }
     const inner = this.gateway.options.search ? argsObject.arguments : undefined;
@@ -334,46 +335,6 @@ export class GatewayConnection {
     }
   }
 
-  /**
-   * One round of a call that may ask: its result when it ends, else `input_required` with
-   * its open questions and a `requestState` naming it for the client's retry.
-   */
-  private async round(call: PendingCall, ctx: IncomingRequestContext, onProgress: ((p: Progress) => void) | undefined): Promise<Record<string, unknown>> {
-    call.progress = onProgress;
-    try {
-      const outcome = await call.next(ctx.signal);
-      if (outcome.kind === 'done') return outcome.result;
-      const result = { inputRequests: outcome.inputRequests, requestState: this.gateway.rounds.park(call) };
-      inputRequired.add(result);
-      return result;
-    } finally {
-      call.progress = undefined;
-    }
-  }
-
-  /** A 2026 client's retry: its answers go to the waiting backend questions, and the same call goes on. */
-  private resume(name: string, params: Record<string, unknown>, ctx: IncomingRequestContext, onProgress: ((p: Progress) => void) | undefined): Promise<Record<string, unknown>> {
-    const { requestState, inputResponses } = params;
-    const call = typeof requestState === 'string' ? this.gateway.rounds.take(requestState) : undefined;
-    if (!call) {
-      throw rpcFailure(
-        INVALID_PARAMS,
-        `tools/call ${JSON.stringify(name)}: the requestState is unknown or expired (a round is kept ${this.gateway.rounds.lifetimeMs} ms, once, by the gateway that issued it); call the tool again without requestState`,
-        { code: 'invalid-request-state' },
-      );
-    }
-    const fail = (why: string) => {
-      call.cancel(new McpError('cancelled', why));
-      return rpcFailure(INVALID_PARAMS, why);
-    };
-    if (call.tool !== name) throw fail(`tools/call ${JSON.stringify(name)}: the requestState belongs to a call of ${JSON.stringify(call.tool)}`);
-    if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
-      throw fail(`tools/call "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
-    }
-    call.answer((inputResponses ?? {}) as Record<string, unknown>);
-    return this.round(call, ctx, onProgress);
-  }
-
   private async listPrompts(): Promise<Record<string, unknown>> {
     const prompts = await this.session.listPrompts();
     return { prompts: prompts.map(({ name, prompt }) => ({ ...prompt, name })) };
@@ -415,40 +376,6 @@ export class GatewayConnection {
   }
 
   /**
-   * `completion/complete` for a prompt (its public name) or a resource template, asked of
-   * the server that has it; the pool maps the public prompt name to the server's own.
-   */
-  private async complete(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
-    const { ref, argument, context } = params as { ref?: Record<string, unknown>; argument?: Record<string, unknown>; context?: unknown };
-    if (!argument || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
-      throw rpcFailure(INVALID_PARAMS, `completion/complete needs "argument" with string "name" and "value", got ${JSON.stringify(argument) ?? 'nothing'}`);
-    }
-    const contextArgs = (context as { arguments?: unknown } | undefined)?.arguments;
-    if (context !== undefined && (typeof context !== 'object' || context === null || (contextArgs !== undefined && (typeof contextArgs !== 'object' || contextArgs === null)))) {
-      throw rpcFailure(INVALID_PARAMS, `completion/complete "context" must be { arguments?: object }, got ${JSON.stringify(context)}`);
-    }
-    const options = { signal: ctx.signal, ...(contextArgs ? { context: { arguments: contextArgs as Record<string, string> } } : {}) };
-    const wanted = { name: argument.name, value: argument.value };
-    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
-      const name = ref.name;
-      const prompt = (await this.session.listPrompts()).find((p) => p.name === name);
-      if (!prompt) throw rpcFailure(INVALID_PARAMS, `completion/complete: no prompt named ${JSON.stringify(name)} in this gateway`, { ref });
-      return { completion: await this.session.complete(prompt.server, { type: 'ref/prompt', name }, wanted, options) };
-    }
-    if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
-      const uri = ref.uri;
-      let server = this.gateway.router.serverOfTemplate(uri);
-      if (server === undefined) {
-        await this.listTemplates();
-        server = this.gateway.router.serverOfTemplate(uri);
-      }
-      if (server === undefined) throw rpcFailure(INVALID_PARAMS, `completion/complete: no server of this gateway lists the resource template ${JSON.stringify(uri)}`, { ref });
-      return { completion: await this.session.complete(server, { type: 'ref/resource', uri }, wanted, options) };
-    }
-    throw rpcFailure(INVALID_PARAMS, `completion/complete "ref" must be { type: "ref/prompt", name } or { type: "ref/resource", uri }, got ${JSON.stringify(ref) ?? 'nothing'}`);
-  }
-
-  /**
    * 2026 `subscriptions/listen`: acknowledges the notifications we can send (tools/list_changed)
    * and keeps the request open; its notifications travel related to it until it is cancelled.
    */
@@ -468,9 +395,6 @@ export class GatewayConnection {
     });
   }
 }
-
-/** Round answers to be sent as `input_required` rather than `complete`. */
-const inputRequired = new WeakSet<object>();
 
 function notDeclared(kind: string): McpError {
   const method = kind === 'sampling' ? 'sampling/createMessage' : 'elicitation/create';

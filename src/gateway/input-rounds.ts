@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpError } from '../errors.js';
 import type { Progress } from '../protocol/types.js';
+import { INVALID_PARAMS, rpcFailure } from './error-map.js';
 
 /** One question a backend asked during a call, waiting for the client's answer. */
 interface Question {
@@ -161,6 +162,47 @@ export class InputRounds {
     return entry.call;
   }
 
+  /**
+   * One round of a call that may ask: its result when it ends, else (marked for
+   * {@link isInputRequired}) its open questions and the `requestState` naming it for the
+   * client's retry. `signal` is the round's request: its abort cancels the call.
+   */
+  async round(call: PendingCall, signal: AbortSignal, onProgress: ((progress: Progress) => void) | undefined): Promise<Record<string, unknown>> {
+    call.progress = onProgress;
+    try {
+      const outcome = await call.next(signal);
+      if (outcome.kind === 'done') return outcome.result;
+      const result = { inputRequests: outcome.inputRequests, requestState: this.park(call) };
+      inputRequired.add(result);
+      return result;
+    } finally {
+      call.progress = undefined;
+    }
+  }
+
+  /** A client's retry of `tools/call` `name`: its answers go to the call's waiting questions; then {@link round} again. */
+  resume(name: string, params: Record<string, unknown>): PendingCall {
+    const { requestState, inputResponses } = params;
+    const call = typeof requestState === 'string' ? this.take(requestState) : undefined;
+    if (!call) {
+      throw rpcFailure(
+        INVALID_PARAMS,
+        `tools/call ${JSON.stringify(name)}: the requestState is unknown or expired (a round is kept ${this.lifetimeMs} ms, once, by the gateway that issued it); call the tool again without requestState`,
+        { code: 'invalid-request-state' },
+      );
+    }
+    const fail = (why: string) => {
+      call.cancel(new McpError('cancelled', why));
+      return rpcFailure(INVALID_PARAMS, why);
+    };
+    if (call.tool !== name) throw fail(`tools/call ${JSON.stringify(name)}: the requestState belongs to a call of ${JSON.stringify(call.tool)}`);
+    if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
+      throw fail(`tools/call "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
+    }
+    call.answer((inputResponses ?? {}) as Record<string, unknown>);
+    return call;
+  }
+
   /** Cancels the parked calls of a connection that ended. */
   dropOwned(owner: object): void {
     for (const [state, { call, timer }] of this.parked) {
@@ -180,4 +222,12 @@ export class InputRounds {
     }
     this.parked.clear();
   }
+}
+
+/** Round answers to be sent as `input_required` rather than `complete`. */
+const inputRequired = new WeakSet<object>();
+
+/** Whether a handler's result is a round's `input_required` answer (made by {@link InputRounds.round}). */
+export function isInputRequired(result: object): boolean {
+  return inputRequired.has(result);
 }
