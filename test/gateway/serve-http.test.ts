@@ -271,6 +271,31 @@ describe('the HTTP gateway to a legacy client whose POST accepts text/event-stre
     expect(JSON.parse((answer.result as { content: { text: string }[] }).content[0].text)).toMatchObject({ result: { action: 'accept', content: { name: 'Raw' } } });
   });
 
+  it("real clients (SDK v2 and v1, legacy era) answer a backend's question and get the call's progress and result", async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs'), hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const served = await serveGateway(manager, { transport: 'http' });
+    cleanups.push(() => served.close());
+    const v2 = new Client({ name: 'v2-legacy', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    v2.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Vee Two' } }));
+    await v2.connect(new StreamableHTTPClientTransport(new URL(served.url!)));
+    cleanups.push(() => v2.close());
+    expect(JSON.parse(textOf((await v2.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] }))).toMatchObject({ result: { content: { name: 'Vee Two' } } });
+
+    const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport: V1Http } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const v1 = new V1Client({ name: 'v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    v1.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Vee One' } }));
+    await v1.connect(new V1Http(new URL(served.url!)));
+    cleanups.push(() => v1.close());
+    expect(JSON.parse(textOf((await v1.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] }))).toMatchObject({ result: { content: { name: 'Vee One' } } });
+    const seen: number[] = [];
+    const slow = await v1.callTool({ name: 'mcp__a__slow', arguments: { ms: 300, interval: 100 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    expect(textOf(slow as { content: unknown[] })).toBe('done');
+    expect(seen[0]).toBe(1);
+  });
+
   it('a JSON-only POST with no GET stream cannot take a question: the backend is told at once instead of the call hanging', async () => {
     const { post } = await session({ elicitation: {} });
     const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: {} } }, 'application/json');
