@@ -6,7 +6,7 @@ import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../mode
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { type CallOptions, type CallToolResult, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { type CallOptions, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
@@ -275,18 +275,8 @@ export class GatewayConnection {
           }
         : undefined;
     const argsObject = (args ?? {}) as Record<string, unknown>;
-    const meta = params._meta as Record<string, unknown> | undefined;
-    if (meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_PROTOCOL_VERSION) {
-      if (params.requestState !== undefined) return this.gateway.rounds.round(this.gateway.rounds.resume(name, params), ctx.signal, onProgress);
-      const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
-      if (declared.elicitation !== undefined || declared.sampling !== undefined) {
-        // A stateless HTTP round is a connection of its own: the call outlives it. Any other connection's end ends the call.
-        const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
-        const call = new PendingCall(name, stateless ? undefined : this);
-        call.start((signal, progress) => this.runInRounds(call, declared, name, argsObject, { signal, onProgress: progress }));
-        return this.gateway.rounds.round(call, ctx.signal, onProgress);
-      }
-    }
+    const rounds = this.withRounds(`tools/call ${JSON.stringify(name)}`, params, ctx, onProgress, (session, options) => this.runTool(session, name, argsObject, options));
+    if (rounds) return rounds;
     const inner = this.gateway.options.search ? argsObject.arguments : undefined;
     this.callsByArgs.set(argsObject, ctx.id);
     if (typeof inner === 'object' && inner !== null) this.callsByArgs.set(inner, ctx.id);
@@ -309,17 +299,41 @@ export class GatewayConnection {
   }
 
   /**
-   * A 2026 client's call that may ask it something: run in a session of its own, so a
-   * backend's question reaches this call (and it alone), and outliving this connection (a
-   * stateless round is one HTTP request). Only what the client declared is asked.
+   * A 2026 client's tools/call, prompts/get or resources/read whose backend may ask it
+   * something, when the client declared what may be asked (else undefined: served plainly).
+   * The backend's questions become the gateway's own input_required rounds; a retry
+   * carrying `requestState` takes up the same pending request.
    */
-  private async runInRounds(
+  private withRounds(
+    label: string,
+    params: Record<string, unknown>,
+    ctx: IncomingRequestContext,
+    onProgress: ((p: Progress) => void) | undefined,
+    work: (session: ToolSession, options: CallOptions) => Promise<object>,
+  ): Promise<Record<string, unknown>> | undefined {
+    const meta = params._meta as Record<string, unknown> | undefined;
+    if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+    const rounds = this.gateway.rounds;
+    if (params.requestState !== undefined) return rounds.round(rounds.resume(label, params), ctx.signal, onProgress);
+    const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
+    if (declared.elicitation === undefined && declared.sampling === undefined) return undefined;
+    // A stateless HTTP round is a connection of its own: the request outlives it. Any other connection's end ends it.
+    const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
+    const call = new PendingCall(label, stateless ? undefined : this);
+    call.start((signal, progress) => this.inOwnSession(call, declared, (session) => work(session, { signal, onProgress: progress })));
+    return rounds.round(call, ctx.signal, onProgress);
+  }
+
+  /**
+   * Runs a 2026 client's request in a session of its own, so a backend's question reaches
+   * this request (and it alone), and outliving this connection (a stateless round is one
+   * HTTP request). Only what the client declared is asked.
+   */
+  private async inOwnSession(
     call: PendingCall,
     declared: { elicitation?: unknown; sampling?: unknown },
-    name: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
+    work: (session: ToolSession) => Promise<object>,
+  ): Promise<Record<string, unknown>> {
     const { servers, tools } = this.gateway.options;
     const handlers: HostHandlers = {
       elicitation: (request, ctx) =>
@@ -329,7 +343,7 @@ export class GatewayConnection {
     };
     const session = this.gateway.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
     try {
-      return (await this.runTool(session, name, args, options)) as CallToolResult;
+      return (await work(session)) as Record<string, unknown>;
     } finally {
       session.close();
     }
@@ -346,7 +360,9 @@ export class GatewayConnection {
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw rpcFailure(INVALID_PARAMS, `prompts/get "arguments" must be an object, got ${JSON.stringify(args)}`);
     }
-    return (await this.session.getPrompt(name, (args ?? {}) as Record<string, string>, { signal: ctx.signal })) as unknown as Record<string, unknown>;
+    const promptArgs = (args ?? {}) as Record<string, string>;
+    const rounds = this.withRounds(`prompts/get ${JSON.stringify(name)}`, params, ctx, undefined, (session, options) => session.getPrompt(name, promptArgs, options));
+    return rounds ?? ((await this.session.getPrompt(name, promptArgs, { signal: ctx.signal })) as unknown as Record<string, unknown>);
   }
 
   private async listResources(): Promise<Record<string, unknown>> {
@@ -372,7 +388,9 @@ export class GatewayConnection {
       server = router.serverOf(uri);
     }
     if (server === undefined) throw rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: no server of this gateway lists ${JSON.stringify(uri)}`, { uri });
-    return this.session.readResource(server, uri, { signal: ctx.signal });
+    const owner = server;
+    const rounds = this.withRounds(`resources/read ${JSON.stringify(uri)}`, params, ctx, undefined, (session, options) => session.readResource(owner, uri, options));
+    return rounds ?? this.session.readResource(server, uri, { signal: ctx.signal });
   }
 
   /**

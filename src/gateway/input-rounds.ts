@@ -32,8 +32,8 @@ export class PendingCall {
   private outcome: { ok: true; result: Record<string, unknown> } | { ok: false; error: unknown } | undefined;
 
   constructor(
-    /** The tool called: a retry must name the same one. */
-    readonly tool: string,
+    /** What was asked (`tools/call "x"`): a retry must ask the same. */
+    readonly label: string,
     /** The long-lived connection the call came on, whose end ends it; none for a stateless one. */
     readonly owner?: object,
   ) {}
@@ -180,14 +180,14 @@ export class InputRounds {
     }
   }
 
-  /** A client's retry of `tools/call` `name`: its answers go to the call's waiting questions; then {@link round} again. */
-  resume(name: string, params: Record<string, unknown>): PendingCall {
+  /** A client's retry of the request `label` names: its answers go to the call's waiting questions; then {@link round} again. */
+  resume(label: string, params: Record<string, unknown>): PendingCall {
     const { requestState, inputResponses } = params;
     const call = typeof requestState === 'string' ? this.take(requestState) : undefined;
     if (!call) {
       throw rpcFailure(
         INVALID_PARAMS,
-        `tools/call ${JSON.stringify(name)}: the requestState is unknown or expired (a round is kept ${this.lifetimeMs} ms, once, by the gateway that issued it); call the tool again without requestState`,
+        `${label}: the requestState is unknown or expired (a round is kept ${this.lifetimeMs} ms, once, by the gateway that issued it); send the request again without requestState`,
         { code: 'invalid-request-state' },
       );
     }
@@ -195,9 +195,9 @@ export class InputRounds {
       call.cancel(new McpError('cancelled', why));
       return rpcFailure(INVALID_PARAMS, why);
     };
-    if (call.tool !== name) throw fail(`tools/call ${JSON.stringify(name)}: the requestState belongs to a call of ${JSON.stringify(call.tool)}`);
+    if (call.label !== label) throw fail(`${label}: the requestState belongs to ${call.label}`);
     if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
-      throw fail(`tools/call "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
+      throw fail(`${label}: "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
     }
     call.answer((inputResponses ?? {}) as Record<string, unknown>);
     return call;

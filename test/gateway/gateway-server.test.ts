@@ -146,7 +146,7 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
     expect(replayed).toMatchObject({ error: { code: -32602 } });
     const wrongTool = await call(105, {});
     const misnamed = await call(106, { requestState: (wrongTool.result as { requestState: string }).requestState, inputResponses: {} }, 'mcp__a__echo');
-    expect(misnamed).toMatchObject({ error: { code: -32602, message: expect.stringContaining('belongs to a call of "mcp__hf__ask"') } });
+    expect(misnamed).toMatchObject({ error: { code: -32602, message: expect.stringContaining('belongs to tools/call "mcp__hf__ask"') } });
     const abandoned = await call(107, { arguments: { method: 'elicitation/create', params: { message: 'Wait', requestedSchema: { type: 'object' } } } }, 'mcp__a__ask_client');
     expect(abandoned.result).toMatchObject({ resultType: 'input_required' });
     expect(gateway.rounds.size).toBe(1);
@@ -160,6 +160,27 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
       if (received.length === 0) await new Promise((r) => setTimeout(r, 50));
     }
     expect(received).toHaveLength(1);
+  });
+
+  it('prompts/get and resources/read whose backend asks take the same rounds', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { p: fixture('asks-in-prompts.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const client = new Client({ name: 'mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => (asked.push(String(request.params.message)), { action: 'accept', content: { name: 'tides' } }));
+    await client.connect(new ChannelTransport(clientSide));
+    cleanups.push(() => client.close());
+    const prompt = await client.getPrompt({ name: 'mcp__p__topic', arguments: {} });
+    expect(prompt.messages[0].content).toMatchObject({ type: 'text', text: 'Talk about tides' });
+    await client.listResources();
+    const read = await client.readResource({ uri: 'ask://topic' });
+    expect(read.contents[0]).toMatchObject({ uri: 'ask://topic', text: 'read for tides' });
+    expect(asked).toEqual(['Which topic?', 'Who reads?']);
+    expect(gateway.rounds.size).toBe(0);
   });
 
   it('a long-lived connection that ends cancels its calls waiting between rounds', async () => {
