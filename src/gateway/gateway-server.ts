@@ -73,7 +73,11 @@ export class Gateway {
       (options.search
         ? 'Tools of several MCP servers. Call search_tools with a few words to find the tools for a task, then call_tool with the name it gives.'
         : 'Tools of several MCP servers, named mcp__<server>__<tool>.');
-    this.rounds = new InputRounds(options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS);
+    const inputTimeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
+    if (typeof inputTimeoutMs !== 'number' || !(inputTimeoutMs > 0) || inputTimeoutMs > 2 ** 31 - 1) {
+      throw new McpError('invalid-arguments', `gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got ${JSON.stringify(inputTimeoutMs) ?? String(inputTimeoutMs)} (${typeof inputTimeoutMs})`, {});
+    }
+    this.rounds = new InputRounds(inputTimeoutMs);
     manager.on('toolsChanged', this.onToolsChanged);
   }
 
@@ -217,15 +221,16 @@ export class GatewayConnection {
       if (!modern) return result;
       const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
       // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
+      if (isInputRequired(result)) return { ...result, resultType: 'input_required', _meta: meta };
       const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
-      return { ...result, ...hints, resultType: isInputRequired(result) ? 'input_required' : 'complete', _meta: meta };
+      return { ...result, ...hints, resultType: 'complete', _meta: meta };
     });
   }
 
   /**
    * Asks this client a backend's question. Legacy clients that declared the capability get
    * the request itself; one that did not declines an elicitation and has no sampling. (A
-   * 2026 client that declared one is asked through input_required rounds: see callTool.)
+   * 2026 client that declared one is asked through input_required rounds: see withRounds.)
    */
   private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     if (this.clientCapabilities[kind] === undefined) {
