@@ -188,7 +188,7 @@ export class InputRounds {
       throw rpcFailure(
         INVALID_PARAMS,
         `${label}: the requestState is unknown or expired (a round is kept ${this.lifetimeMs} ms, once, by the gateway that issued it); send the request again without requestState`,
-        { code: 'invalid-request-state' },
+        { code: 'invalid-arguments', field: 'requestState' },
       );
     }
     const fail = (why: string) => {

@@ -136,7 +136,7 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
       return answers.get(id)!;
     };
     const unknown = await call(101, { requestState: 'made-up', inputResponses: {} });
-    expect(unknown).toMatchObject({ error: { code: -32602, message: expect.stringContaining('requestState is unknown or expired'), data: { code: 'invalid-request-state' } } });
+    expect(unknown).toMatchObject({ error: { code: -32602, message: expect.stringContaining('requestState is unknown or expired'), data: { code: 'invalid-arguments', field: 'requestState' } } });
     const first = await call(102, {});
     const state = (first.result as { requestState: string }).requestState;
     expect(first.result).toMatchObject({ resultType: 'input_required' });
@@ -152,7 +152,7 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
     expect(gateway.rounds.size).toBe(1);
     await waitForAsync(async () => gateway.rounds.size === 0, 5000);
     const late = await call(108, { requestState: (abandoned.result as { requestState: string }).requestState, inputResponses: { q1: { action: 'decline' } } }, 'mcp__a__ask_client');
-    expect(late).toMatchObject({ error: { code: -32602, data: { code: 'invalid-request-state' } } });
+    expect(late).toMatchObject({ error: { code: -32602, data: { code: 'invalid-arguments', field: 'requestState' } } });
     // The expired round's backend call was cancelled at the backend.
     let received: unknown[] = [];
     for (let id = 109; received.length === 0 && id < 200; id++) {
