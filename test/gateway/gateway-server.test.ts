@@ -123,7 +123,7 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
   });
 
   it('an unknown, replayed or expired requestState is a clear invalid-params error; an expired round cancels its backend call', async () => {
-    const { gateway, clientSide } = await asking({ inputTimeoutMs: 300 });
+    const { gateway, clientSide } = await asking({ inputTimeoutMs: 1500 });
     const answers = new Map<number, Record<string, unknown>>();
     clientSide.onMessage((m) => {
       const message = m as unknown as { id?: number };
