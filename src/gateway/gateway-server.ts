@@ -5,10 +5,13 @@ import type { ToolFilter } from '../manager/tool-filter.js';
 import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
-import { PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { type CreateMessageResult, type ElicitResult, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
+import { type CallOptions, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
+import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
+import { HttpServerChannel } from './http-server-channel.js';
+import { complete } from './completion.js';
 import { ResourceRouter } from './resource-router.js';
 
 /** How the pool is presented to the gateway's clients. */
@@ -26,11 +29,18 @@ export interface GatewayOptions {
   serverInfo?: Implementation;
   /** Told to clients in `initialize` / `server/discover`. Default: a line on the naming scheme (or on search mode). */
   instructions?: string;
+  /**
+   * 2026-era clients: how long a call that asked the client for input (`input_required`)
+   * waits for the client's retry before it is cancelled and its `requestState` forgotten,
+   * in ms. Default 10 minutes (a person may be answering).
+   */
+  inputTimeoutMs?: number;
 }
 
 /** 2026 methods whose results must carry cache hints (`ttlMs`, `cacheScope`). */
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
+const DEFAULT_INPUT_TIMEOUT_MS = 600_000;
 
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 
@@ -44,6 +54,8 @@ const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
  */
 export class Gateway {
   readonly router = new ResourceRouter();
+  /** 2026-era calls waiting on their client's answers, by `requestState`: gateway-wide, as each stateless round is a new connection. */
+  readonly rounds: InputRounds;
   readonly serverInfo: Implementation;
   readonly instructions: string;
   private readonly connections = new Set<GatewayConnection>();
@@ -61,6 +73,11 @@ export class Gateway {
       (options.search
         ? 'Tools of several MCP servers. Call search_tools with a few words to find the tools for a task, then call_tool with the name it gives.'
         : 'Tools of several MCP servers, named mcp__<server>__<tool>.');
+    const inputTimeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
+    if (typeof inputTimeoutMs !== 'number' || !(inputTimeoutMs > 0) || inputTimeoutMs > 2 ** 31 - 1) {
+      throw new McpError('invalid-arguments', `gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got ${JSON.stringify(inputTimeoutMs) ?? String(inputTimeoutMs)} (${typeof inputTimeoutMs})`, {});
+    }
+    this.rounds = new InputRounds(inputTimeoutMs);
     manager.on('toolsChanged', this.onToolsChanged);
   }
 
@@ -84,6 +101,7 @@ export class Gateway {
     if (this.closed) return;
     this.closed = true;
     this.manager.off('toolsChanged', this.onToolsChanged);
+    this.rounds.close();
     await Promise.all([...this.connections].map((c) => c.close()));
   }
 
@@ -109,6 +127,8 @@ export class GatewayConnection {
   /** 2026 era: open `subscriptions/listen` requests that want tools/list_changed. */
   private readonly listens = new Set<RequestId>();
   private readonly subscriptions: Disposable[] = [];
+  /** Tool calls in flight, by the arguments object the pool names in a question's context: which request a question is about. */
+  private readonly callsByArgs = new Map<object, RequestId>();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -122,8 +142,8 @@ export class GatewayConnection {
       ...(options.tools ? { tools: options.tools } : {}),
       // A backend's question about this client's call goes to this client, and to no other.
       handlers: {
-        elicitation: (request, ctx) => this.ask('elicitation', 'elicitation/create', request, ctx.signal) as Promise<ElicitResult>,
-        sampling: (request, ctx) => this.ask('sampling', 'sampling/createMessage', request, ctx.signal) as Promise<CreateMessageResult>,
+        elicitation: (request, ctx) => this.ask('elicitation', 'elicitation/create', request, ctx) as Promise<ElicitResult>,
+        sampling: (request, ctx) => this.ask('sampling', 'sampling/createMessage', request, ctx) as Promise<CreateMessageResult>,
       },
     });
     this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
@@ -147,6 +167,7 @@ export class GatewayConnection {
 
   private ended(): void {
     this.session.close();
+    this.gateway.rounds.dropOwned(this);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.listens.clear();
     this.onEnd();
@@ -171,6 +192,7 @@ export class GatewayConnection {
     this.handle('resources/templates/list', () => this.listTemplates());
     this.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
     this.handle('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
+    this.handle('completion/complete', (params, ctx) => complete(this.session, this.gateway.router, () => this.listTemplates(), params, ctx.signal));
   }
 
   /**
@@ -199,6 +221,7 @@ export class GatewayConnection {
       if (!modern) return result;
       const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
       // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
+      if (isInputRequired(result)) return { ...result, resultType: 'input_required', _meta: meta };
       const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
       return { ...result, ...hints, resultType: 'complete', _meta: meta };
     });
@@ -206,17 +229,20 @@ export class GatewayConnection {
 
   /**
    * Asks this client a backend's question. Legacy clients that declared the capability get
-   * the request itself; one that did not (and a 2026 client: the gateway does not yet turn
-   * a backend's question into its own input_required round) declines an elicitation and
-   * has no sampling.
+   * the request itself; one that did not declines an elicitation and has no sampling. (A
+   * 2026 client that declared one is asked through input_required rounds: see withRounds.)
    */
-  private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, signal: AbortSignal): Promise<unknown> {
+  private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     if (this.clientCapabilities[kind] === undefined) {
       if (kind === 'elicitation') return { action: 'decline' };
-      throw new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
+      throw notDeclared(kind);
     }
+    // On HTTP the question travels on the stream of the call it is about, when that is known.
+    const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
+    const channel = this.channel;
+    const onId = about !== undefined && channel instanceof HttpServerChannel ? (id: number) => channel.relate(id, about) : undefined;
     // A person may be answering: no time-out of our own, the call's signal ends the wait.
-    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call' }, { signal, timeout: ASK_TIMEOUT_MS });
+    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
   }
 
   /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
@@ -230,7 +256,7 @@ export class GatewayConnection {
   }
 
   private capabilities(): Record<string, unknown> {
-    return { tools: { listChanged: !this.gateway.options.search }, prompts: {}, resources: {} };
+    return { tools: { listChanged: !this.gateway.options.search }, prompts: {}, resources: {}, completions: {} };
   }
 
   private async listTools(): Promise<Record<string, unknown>> {
@@ -253,15 +279,79 @@ export class GatewayConnection {
             this.engine.notify('notifications/progress', body, { relatedTo: ctx.id }).catch(() => undefined);
           }
         : undefined;
-    const options = { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) };
     const argsObject = (args ?? {}) as Record<string, unknown>;
+    const rounds = this.withRounds(`tools/call ${JSON.stringify(name)}`, params, ctx, onProgress, (session, options) => this.runTool(session, name, argsObject, options));
+    if (rounds) return rounds;
+    const inner = this.gateway.options.search ? argsObject.arguments : undefined;
+    this.callsByArgs.set(argsObject, ctx.id);
+    if (typeof inner === 'object' && inner !== null) this.callsByArgs.set(inner, ctx.id);
+    try {
+      return await this.runTool(this.session, name, argsObject, { signal: ctx.signal, ...(onProgress ? { onProgress } : {}) });
+    } finally {
+      this.callsByArgs.delete(argsObject);
+      if (typeof inner === 'object' && inner !== null) this.callsByArgs.delete(inner);
+    }
+  }
+
+  private async runTool(session: ToolSession, name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     if (this.gateway.options.search) {
       // The search answers from known tools only; a first search (no cache yet) must not find nothing,
       // so the tools get listed first: from the cache when it has them, else the servers start in parallel.
-      if (name === SEARCH_TOOLS_NAME) await this.session.listTools();
-      return runSearchAndCall(this.session, name, argsObject, options);
+      if (name === SEARCH_TOOLS_NAME) await session.listTools();
+      return runSearchAndCall(session, name, args, options);
     }
-    return this.session.callTool(name, argsObject, options);
+    return session.callTool(name, args, options);
+  }
+
+  /**
+   * A 2026 client's tools/call, prompts/get or resources/read whose backend may ask it
+   * something, when the client declared what may be asked (else undefined: served plainly).
+   * The backend's questions become the gateway's own input_required rounds; a retry
+   * carrying `requestState` takes up the same pending request.
+   */
+  private withRounds(
+    label: string,
+    params: Record<string, unknown>,
+    ctx: IncomingRequestContext,
+    onProgress: ((p: Progress) => void) | undefined,
+    work: (session: ToolSession, options: CallOptions) => Promise<object>,
+  ): Promise<Record<string, unknown>> | undefined {
+    const meta = params._meta as Record<string, unknown> | undefined;
+    if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_PROTOCOL_VERSION) return undefined;
+    const rounds = this.gateway.rounds;
+    if (params.requestState !== undefined) return rounds.round(rounds.resume(label, params), ctx.signal, onProgress);
+    const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
+    if (declared.elicitation === undefined && declared.sampling === undefined) return undefined;
+    // A stateless HTTP round is a connection of its own: the request outlives it. Any other connection's end ends it.
+    const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
+    const call = new PendingCall(label, stateless ? undefined : this);
+    call.start((signal, progress) => this.inOwnSession(call, declared, (session) => work(session, { signal, onProgress: progress })));
+    return rounds.round(call, ctx.signal, onProgress);
+  }
+
+  /**
+   * Runs a 2026 client's request in a session of its own, so a backend's question reaches
+   * this request (and it alone), and outliving this connection (a stateless round is one
+   * HTTP request). Only what the client declared is asked.
+   */
+  private async inOwnSession(
+    call: PendingCall,
+    declared: { elicitation?: unknown; sampling?: unknown },
+    work: (session: ToolSession) => Promise<object>,
+  ): Promise<Record<string, unknown>> {
+    const { servers, tools } = this.gateway.options;
+    const handlers: HostHandlers = {
+      elicitation: (request, ctx) =>
+        declared.elicitation === undefined ? Promise.resolve({ action: 'decline' }) : (call.ask('elicitation/create', request, ctx.signal) as Promise<ElicitResult>),
+      sampling: (request, ctx) =>
+        declared.sampling === undefined ? Promise.reject(notDeclared('sampling')) : (call.ask('sampling/createMessage', request, ctx.signal) as Promise<CreateMessageResult>),
+    };
+    const session = this.gateway.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
+    try {
+      return (await work(session)) as Record<string, unknown>;
+    } finally {
+      session.close();
+    }
   }
 
   private async listPrompts(): Promise<Record<string, unknown>> {
@@ -275,7 +365,9 @@ export class GatewayConnection {
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw rpcFailure(INVALID_PARAMS, `prompts/get "arguments" must be an object, got ${JSON.stringify(args)}`);
     }
-    return (await this.session.getPrompt(name, (args ?? {}) as Record<string, string>, { signal: ctx.signal })) as unknown as Record<string, unknown>;
+    const promptArgs = (args ?? {}) as Record<string, string>;
+    const rounds = this.withRounds(`prompts/get ${JSON.stringify(name)}`, params, ctx, undefined, (session, options) => session.getPrompt(name, promptArgs, options));
+    return rounds ?? ((await this.session.getPrompt(name, promptArgs, { signal: ctx.signal })) as unknown as Record<string, unknown>);
   }
 
   private async listResources(): Promise<Record<string, unknown>> {
@@ -301,7 +393,9 @@ export class GatewayConnection {
       server = router.serverOf(uri);
     }
     if (server === undefined) throw rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: no server of this gateway lists ${JSON.stringify(uri)}`, { uri });
-    return this.session.readResource(server, uri, { signal: ctx.signal });
+    const owner = server;
+    const rounds = this.withRounds(`resources/read ${JSON.stringify(uri)}`, params, ctx, undefined, (session, options) => session.readResource(owner, uri, options));
+    return rounds ?? this.session.readResource(server, uri, { signal: ctx.signal });
   }
 
   /**
@@ -323,4 +417,9 @@ export class GatewayConnection {
       else ctx.signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+function notDeclared(kind: string): McpError {
+  const method = kind === 'sampling' ? 'sampling/createMessage' : 'elicitation/create';
+  return new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
 }

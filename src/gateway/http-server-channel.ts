@@ -25,6 +25,8 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 export class HttpServerChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly streams = new Map<RequestId, ResponseStream>();
+  /** Our requests to the client, by id, that belong on the stream of one of its requests (see {@link relate}). */
+  private readonly relations = new Map<RequestId, RequestId>();
   private standalone: ServerResponse | undefined;
   private readonly answeredListeners = new Listeners<[]>();
   private reason: McpError | undefined;
@@ -94,9 +96,24 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
     });
   }
 
+  /**
+   * Our request `id` (about to be sent) is about the client's request `to`: it goes on that
+   * request's SSE stream, where a client of the 2025-11-25 revision expects it.
+   */
+  relate(id: RequestId, to: RequestId): void {
+    if (this.streams.has(to)) this.relations.set(id, to);
+  }
+
   async send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
     if (this.reason) throw this.reason;
     const m = message as { id?: RequestId; method?: unknown };
+    if (m.method !== undefined && m.id !== undefined && context.relatedTo === undefined) {
+      const to = this.relations.get(m.id);
+      if (to !== undefined) {
+        this.relations.delete(m.id);
+        context = { ...context, relatedTo: to };
+      }
+    }
     const isAnswer = m.method === undefined && m.id !== undefined;
     if (isAnswer) {
       const stream = this.streams.get(m.id!);
@@ -115,7 +132,11 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
     const related = context.relatedTo === undefined ? undefined : this.streams.get(context.relatedTo);
     if (related?.sse) return this.write(related, message);
     // A JSON answer has no room for messages before it; those go where unrelated ones go.
-    if (this.standalone) this.standalone.write(sseEvent(message));
+    if (this.standalone) return void this.standalone.write(sseEvent(message));
+    // A notification nobody can receive is dropped; a request would wait for an answer that cannot come.
+    if (m.method !== undefined && m.id !== undefined) {
+      throw new McpError('protocol-error', `the client has no stream open to receive ${String(m.method)} (its POST did not accept text/event-stream and it holds no GET stream)`);
+    }
   }
 
   /** Fires whenever a request has been answered or abandoned (a stateless channel closes when none is left). */
@@ -133,6 +154,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
       stream.res.end();
     }
     this.streams.clear();
+    this.relations.clear();
     this.standalone?.end();
     this.standalone = undefined;
     this.fireClose(this.reason);

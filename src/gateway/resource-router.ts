@@ -8,14 +8,18 @@ import type { ManagedResource, ManagedResourceTemplate } from '../manager/manage
  */
 export class ResourceRouter {
   private readonly exact = new Map<string, string>();
-  private templates: { server: string; pattern: RegExp }[] = [];
+  private templates: { server: string; uriTemplate: string; pattern: RegExp }[] = [];
 
   learnResources(resources: readonly ManagedResource[]): void {
     for (const { server, resource } of resources) this.exact.set(resource.uri, server);
   }
 
   learnTemplates(templates: readonly ManagedResourceTemplate[]): void {
-    const learned = templates.map(({ server, resourceTemplate }) => ({ server, pattern: templatePattern(resourceTemplate.uriTemplate) }));
+    const learned = templates.map(({ server, resourceTemplate }) => ({
+      server,
+      uriTemplate: resourceTemplate.uriTemplate,
+      pattern: templatePattern(resourceTemplate.uriTemplate),
+    }));
     const servers = new Set(learned.map((t) => t.server));
     this.templates = [...this.templates.filter((t) => !servers.has(t.server)), ...learned];
   }
@@ -23,6 +27,11 @@ export class ResourceRouter {
   /** The server owning `uri`, or undefined when no listing named it. */
   serverOf(uri: string): string | undefined {
     return this.exact.get(uri) ?? this.templates.find((t) => t.pattern.test(uri))?.server;
+  }
+
+  /** The server whose listing has exactly this URI template (a completion's `ref/resource`), else the owner of `uri` as a URI. */
+  serverOfTemplate(uri: string): string | undefined {
+    return this.templates.find((t) => t.uriTemplate === uri)?.server ?? this.serverOf(uri);
   }
 }
 

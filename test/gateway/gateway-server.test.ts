@@ -70,6 +70,164 @@ describe('a backend\'s questions through the gateway', () => {
   });
 });
 
+describe("a backend's questions to a 2026 client: the gateway's own input_required rounds", () => {
+  /** A gateway over a legacy asking backend and a 2026 one, and an SDK v2 client pinned to 2026 with elicitation and sampling handlers. */
+  async function asking(gatewayOptions: GatewayOptions = {}) {
+    const manager = McpServerManager.fromConfig(
+      { mcpServers: { a: fixture('echo-server.mjs'), hf: fixture('host-features.mjs'), modern: fixture('modern-asks.mjs'), sdk: fixture('sdk2-modern-server.mjs') } },
+      { capabilities: { elicitation: true, sampling: true } },
+    );
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager, gatewayOptions);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const wire: Record<string, unknown>[] = [];
+    clientSide.onMessage((m) => void wire.push(m as unknown as Record<string, unknown>));
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'mrtr', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} }, sampling: {} } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { name: 'Ada', sure: true } };
+    });
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'test-model' }));
+    await client.connect(new ChannelTransport(clientSide));
+    cleanups.push(() => client.close());
+    return { manager, gateway, client, asked, wire, clientSide };
+  }
+
+  it('a legacy backend elicits during a call: the client gets input_required, answers, and the same backend call finishes', async () => {
+    const { gateway, client, asked, wire } = await asking();
+    const result = await client.callTool({ name: 'mcp__hf__ask', arguments: { message: 'Who are you?' } });
+    expect(asked).toEqual(['Who are you?']);
+    expect(JSON.parse(textOf(result as { content: unknown[] }))).toMatchObject({ result: { action: 'accept', content: { name: 'Ada' } } });
+    const rounds = wire.filter((m) => (m.result as { resultType?: string } | undefined)?.resultType === 'input_required');
+    expect(rounds).toHaveLength(1);
+    expect(rounds[0].result).toMatchObject({ inputRequests: { q1: { method: 'elicitation/create', params: { message: 'Who are you?' } } }, requestState: expect.stringMatching(/^[\w-]{32}$/) });
+    expect(gateway.rounds.size).toBe(0);
+    const sampled = await client.callTool({ name: 'mcp__hf__sample', arguments: { q: 'hi' } });
+    expect(JSON.parse(textOf(sampled as { content: unknown[] }))).toMatchObject({ result: { content: { text: 'sampled' } } });
+  });
+
+  it("a 2026 backend's own input_required becomes the gateway's round, with the backend's requestState kept between them", async () => {
+    const { client, asked } = await asking();
+    const modern = await client.callTool({ name: 'mcp__modern__ask', arguments: { who: 'x' } });
+    expect(asked).toEqual(['Who is x?']);
+    expect(JSON.parse(textOf(modern as { content: unknown[] }))).toEqual({ answer: { action: 'accept', content: { name: 'Ada', sure: true } }, state: 'state-for-x\u00e9' });
+    const sdk = await client.callTool({ name: 'mcp__sdk__confirm', arguments: { what: 'delete' } });
+    expect(asked).toEqual(['Who is x?', 'Really delete?']);
+    expect(textOf(sdk as { content: unknown[] })).toContain('accept');
+  });
+
+  it('an unknown, replayed or expired requestState is a clear invalid-params error; an expired round cancels its backend call', async () => {
+    const { gateway, clientSide } = await asking({ inputTimeoutMs: 1500 });
+    const answers = new Map<number, Record<string, unknown>>();
+    clientSide.onMessage((m) => {
+      const message = m as unknown as { id?: number };
+      if (typeof message.id === 'number') answers.set(message.id, message as Record<string, unknown>);
+    });
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const call = async (id: number, params: Record<string, unknown>, name = 'mcp__hf__ask') => {
+      await clientSide.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: meta, ...params } });
+      await waitForAsync(async () => answers.has(id));
+      return answers.get(id)!;
+    };
+    const unknown = await call(101, { requestState: 'made-up', inputResponses: {} });
+    expect(unknown).toMatchObject({ error: { code: -32602, message: expect.stringContaining('requestState is unknown or expired'), data: { code: 'invalid-arguments', field: 'requestState' } } });
+    const first = await call(102, {});
+    const state = (first.result as { requestState: string }).requestState;
+    expect(first.result).toMatchObject({ resultType: 'input_required' });
+    const done = await call(103, { requestState: state, inputResponses: { q1: { action: 'accept', content: { name: 'Bo' } } } });
+    expect(textOf(done.result as { content: unknown[] })).toContain('Bo');
+    const replayed = await call(104, { requestState: state, inputResponses: { q1: { action: 'accept', content: { name: 'Bo' } } } });
+    expect(replayed).toMatchObject({ error: { code: -32602 } });
+    const wrongTool = await call(105, {});
+    const misnamed = await call(106, { requestState: (wrongTool.result as { requestState: string }).requestState, inputResponses: {} }, 'mcp__a__echo');
+    expect(misnamed).toMatchObject({ error: { code: -32602, message: expect.stringContaining('belongs to tools/call "mcp__hf__ask"') } });
+    const abandoned = await call(107, { arguments: { method: 'elicitation/create', params: { message: 'Wait', requestedSchema: { type: 'object' } } } }, 'mcp__a__ask_client');
+    expect(abandoned.result).toMatchObject({ resultType: 'input_required' });
+    expect(gateway.rounds.size).toBe(1);
+    await waitForAsync(async () => gateway.rounds.size === 0, 5000);
+    const late = await call(108, { requestState: (abandoned.result as { requestState: string }).requestState, inputResponses: { q1: { action: 'decline' } } }, 'mcp__a__ask_client');
+    expect(late).toMatchObject({ error: { code: -32602, data: { code: 'invalid-arguments', field: 'requestState' } } });
+    // The expired round's backend call was cancelled at the backend.
+    let received: unknown[] = [];
+    for (let id = 109; received.length === 0 && id < 200; id++) {
+      received = JSON.parse(textOf((await call(id, {}, 'mcp__a__cancellations')).result as { content: unknown[] }));
+      if (received.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(received).toHaveLength(1);
+  });
+
+  it('prompts/get and resources/read whose backend asks take the same rounds', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { p: fixture('asks-in-prompts.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const client = new Client({ name: 'mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => (asked.push(String(request.params.message)), { action: 'accept', content: { name: 'tides' } }));
+    await client.connect(new ChannelTransport(clientSide));
+    cleanups.push(() => client.close());
+    const prompt = await client.getPrompt({ name: 'mcp__p__topic', arguments: {} });
+    expect(prompt.messages[0].content).toMatchObject({ type: 'text', text: 'Talk about tides' });
+    await client.listResources();
+    const read = await client.readResource({ uri: 'ask://topic' });
+    expect(read.contents[0]).toMatchObject({ uri: 'ask://topic', text: 'read for tides' });
+    expect(asked).toEqual(['Which topic?', 'Who reads?']);
+    expect(gateway.rounds.size).toBe(0);
+  });
+
+  it('a long-lived connection that ends cancels its calls waiting between rounds', async () => {
+    const { gateway, client, clientSide } = await asking();
+    const answers: Record<string, unknown>[] = [];
+    clientSide.onMessage((m) => void ((m as { id?: unknown }).id === 900 && answers.push(m as unknown as Record<string, unknown>)));
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    await clientSide.send({ jsonrpc: '2.0', id: 900, method: 'tools/call', params: { name: 'mcp__a__ask_client', arguments: { method: 'elicitation/create', params: { message: 'Wait', requestedSchema: { type: 'object' } } }, _meta: meta } });
+    await waitForAsync(async () => answers.length === 1);
+    expect(answers[0].result).toMatchObject({ resultType: 'input_required' });
+    expect(gateway.rounds.size).toBe(1);
+    await client.close();
+    expect(gateway.rounds.size).toBe(0);
+    // The backend heard of it: asked through a second client.
+    const [otherSide, otherServer] = createMemoryChannelPair();
+    gateway.connect(otherServer);
+    const other = new Client({ name: 'other', version: '1.0.0' });
+    await other.connect(new ChannelTransport(otherSide));
+    cleanups.push(() => other.close());
+    let received: unknown[] = [];
+    await waitForAsync(async () => {
+      received = JSON.parse(textOf((await other.callTool({ name: 'mcp__a__cancellations', arguments: {} })) as { content: unknown[] }));
+      return received.length > 0;
+    });
+    expect(received).toHaveLength(1);
+  });
+
+  it('refuses an inputTimeoutMs that is not a positive number, naming it and the value', () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: {} });
+    cleanups.push(() => manager.shutdown());
+    expect(() => new Gateway(manager, { inputTimeoutMs: -5 })).toThrow('gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got -5 (number)');
+  });
+
+  it('a client that declared neither capability has the question declined, as before', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const client = new Client({ name: 'plain', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new ChannelTransport(clientSide));
+    cleanups.push(() => client.close());
+    expect(textOf((await client.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] })).toContain('decline');
+  });
+});
+
 describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)', (era) => {
   it('negotiates the era and names itself', async () => {
     const { client, starts } = await setUp({ a: fixture('echo-server.mjs') }, era);
@@ -154,6 +312,22 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(starts).toEqual(['a']);
     const missing = await client.readResource({ uri: 'other://x' }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: -32602, data: { uri: 'other://x' } });
+  });
+
+  it('passes completion/complete to the server owning the prompt (public name) or resource template', async () => {
+    const { client, starts } = await setUp({ a: fixture('echo-server.mjs'), paint: fixture('sdk2-completes.mjs') }, era);
+    expect(client.getServerCapabilities()).toMatchObject({ completions: {} });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('mcp__paint__paint');
+    const forPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'mcp__paint__paint' }, argument: { name: 'color', value: 'r' }, context: { arguments: { shade: 'dark' } } });
+    expect(forPrompt.completion).toMatchObject({ values: ['dark red', 'dark rose', 'dark ruby'], total: 3 });
+    const forTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'paint://{color}' }, argument: { name: 'color', value: 'b' } });
+    expect(forTemplate.completion.values).toEqual(['blue']);
+    const unknown = await client.complete({ ref: { type: 'ref/prompt', name: 'mcp__paint__nope' }, argument: { name: 'color', value: '' } }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: -32602, message: expect.stringContaining('mcp__paint__nope') });
+    const noTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'other://{x}' }, argument: { name: 'x', value: '' } }).catch((e: unknown) => e);
+    expect(noTemplate).toMatchObject({ code: -32602 });
+    expect(starts.sort()).toEqual(['a', 'paint']);
   });
 
   it('in search mode lists search_tools and call_tool, finds a tool and calls it', async () => {

@@ -174,6 +174,138 @@ describe('the HTTP gateway', () => {
   });
 });
 
+describe('the HTTP gateway: a backend asks a stateless 2026 client through input_required rounds', () => {
+  it("each round is its own HTTP request; the client's answer reaches the waiting backend call", async () => {
+    const manager = McpServerManager.fromConfig(
+      { mcpServers: { hf: fixture('host-features.mjs'), sdk: fixture('sdk2-modern-server.mjs') } },
+      { capabilities: { elicitation: true, sampling: true } },
+    );
+    cleanups.push(() => manager.shutdown());
+    const served = await serveGateway(manager, { transport: 'http' });
+    cleanups.push(() => served.close());
+    const client = new Client({ name: 'http-mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} }, sampling: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => (asked.push(String(request.params.message)), { action: 'accept', content: { name: 'Ada', sure: true } }));
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url!)));
+    cleanups.push(() => client.close());
+    const legacy = await client.callTool({ name: 'mcp__hf__ask', arguments: { message: 'Name?' } });
+    expect(JSON.parse(textOf(legacy as { content: unknown[] }))).toMatchObject({ result: { action: 'accept', content: { name: 'Ada' } } });
+    const sampled = await client.callTool({ name: 'mcp__hf__sample', arguments: {} });
+    expect(JSON.parse(textOf(sampled as { content: unknown[] }))).toMatchObject({ result: { content: { text: 'sampled' } } });
+    const modern = await client.callTool({ name: 'mcp__sdk__confirm', arguments: { what: 'ship' } });
+    expect(textOf(modern as { content: unknown[] })).toBe('accept: {"name":"Ada","sure":true} state=state for ship');
+    expect(asked).toEqual(['Name?', 'Really ship?']);
+    expect(served.gateway.rounds.size).toBe(0);
+    // Stateless: no connection outlived its request, yet each call went on across its rounds.
+    expect(await waitFor(() => served.gateway.connectionCount === 0, 5000, 20)).toBe(true);
+  });
+});
+
+/** The JSON-RPC messages of an SSE body, read as they come; `next()` waits (bounded) for the next one. */
+function sseMessages(response: Response) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const queued: Record<string, unknown>[] = [];
+  const next = async (ms = 10000): Promise<Record<string, unknown>> => {
+    const deadline = Date.now() + ms;
+    while (queued.length === 0) {
+      const end = buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        if (data) queued.push(JSON.parse(data) as Record<string, unknown>);
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`no SSE message within ${ms} ms`);
+      const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no SSE message within ${ms} ms`)), Math.max(1, deadline - Date.now())).unref());
+      const { value, done } = await Promise.race([reader.read(), timer]);
+      if (done) throw new Error('the SSE stream ended');
+      buffer += decoder.decode(value, { stream: true });
+    }
+    return queued.shift()!;
+  };
+  return { next };
+}
+
+describe('the HTTP gateway to a legacy client whose POST accepts text/event-stream', () => {
+  async function session(capabilities: object) {
+    const manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs'), hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const served = await serveGateway(manager, { transport: 'http' });
+    cleanups.push(() => served.close());
+    const url = served.url!;
+    const post = (body: object, headers: Record<string, string> = {}, accept = 'application/json, text/event-stream') =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...headers }, body: JSON.stringify(body) });
+    const opened = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } } });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    expect(opened.headers.get('content-type')).toContain('text/event-stream');
+    expect(await sseMessages(opened).next()).toMatchObject({ id: 0, result: { protocolVersion: '2025-11-25' } });
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+    return { post: (body: object, accept?: string) => post(body, headers, accept) };
+  }
+
+  it("answers a call with progress as an SSE stream on that POST: its progress, then its result (no GET stream needed)", async () => {
+    const { post } = await session({});
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__a__slow', arguments: { ms: 90, interval: 30 }, _meta: { progressToken: 'p1' } } });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const stream = sseMessages(response);
+    const messages = [await stream.next(), await stream.next(), await stream.next(), await stream.next()];
+    expect(messages.slice(0, 3).map((m) => m.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress']);
+    expect(messages.slice(0, 3).map((m) => (m.params as { progressToken: string; progress: number }).progress)).toEqual([1, 2, 3]);
+    expect(messages[3]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'done' }] } });
+  });
+
+  it("sends a backend's question on the POST stream of the call it is about; the client's answer (a POST) reaches the backend", async () => {
+    const { post } = await session({ elicitation: {} });
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: { message: 'Name?' } } });
+    const stream = sseMessages(response);
+    const question = await stream.next();
+    expect(question).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
+    expect((await post({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Raw' } } })).status).toBe(202);
+    const answer = await stream.next();
+    expect(answer).toMatchObject({ id: 1, result: { content: [{ type: 'text' }] } });
+    expect(JSON.parse((answer.result as { content: { text: string }[] }).content[0].text)).toMatchObject({ result: { action: 'accept', content: { name: 'Raw' } } });
+  });
+
+  it("real clients (SDK v2 and v1, legacy era) answer a backend's question and get the call's progress and result", async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { a: fixture('echo-server.mjs'), hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true } });
+    cleanups.push(() => manager.shutdown());
+    const served = await serveGateway(manager, { transport: 'http' });
+    cleanups.push(() => served.close());
+    const v2 = new Client({ name: 'v2-legacy', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    v2.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Vee Two' } }));
+    await v2.connect(new StreamableHTTPClientTransport(new URL(served.url!)));
+    cleanups.push(() => v2.close());
+    expect(JSON.parse(textOf((await v2.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] }))).toMatchObject({ result: { content: { name: 'Vee Two' } } });
+
+    const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport: V1Http } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const v1 = new V1Client({ name: 'v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    v1.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Vee One' } }));
+    await v1.connect(new V1Http(new URL(served.url!)));
+    cleanups.push(() => v1.close());
+    expect(JSON.parse(textOf((await v1.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] }))).toMatchObject({ result: { content: { name: 'Vee One' } } });
+    const seen: number[] = [];
+    const slow = await v1.callTool({ name: 'mcp__a__slow', arguments: { ms: 300, interval: 100 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    expect(textOf(slow as { content: unknown[] })).toBe('done');
+    expect(seen[0]).toBe(1);
+  });
+
+  it('a JSON-only POST with no GET stream cannot take a question: the backend is told at once instead of the call hanging', async () => {
+    const { post } = await session({ elicitation: {} });
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: {} } }, 'application/json');
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ id: 1 });
+    expect(JSON.stringify(body)).toContain('no stream open');
+  });
+});
+
 describe('lazy-mcp serve --http (the CLI)', () => {
   it('listens on 127.0.0.1, serves an SDK client, and on SIGTERM stops every backend', async () => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--http', '--port', '0', '--config', fixtureConfig('gateway-two.json')], {

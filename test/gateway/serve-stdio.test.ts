@@ -139,6 +139,41 @@ describe('lazy-mcp serve with the SDK v1 client', () => {
   });
 });
 
+describe('lazy-mcp serve: a backend asks a 2026 client (SDK v2, elicitation handler) through input_required rounds', () => {
+  it('a legacy and a 2026 backend each elicit during a call; the answer reaches the same backend call', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-asks.json')], stderr: 'pipe' });
+    transports.push(transport);
+    const client = new Client({ name: 'stdio-mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => (asked.push(String(request.params.message)), { action: 'accept', content: { name: 'Ada', sure: true } }));
+    await client.connect(transport);
+    const legacy = await client.callTool({ name: 'mcp__hf__ask', arguments: { message: 'Name?' } });
+    expect(JSON.parse(textOf(legacy as { content: unknown[] }))).toMatchObject({ result: { action: 'accept', content: { name: 'Ada' } } });
+    const modern = await client.callTool({ name: 'mcp__sdk__confirm', arguments: { what: 'ship' } });
+    expect(textOf(modern as { content: unknown[] })).toBe('accept: {"name":"Ada","sure":true} state=state for ship');
+    expect(asked).toEqual(['Name?', 'Really ship?']);
+  });
+});
+
+describe('lazy-mcp serve: completion with the SDK v1 client', () => {
+  it('completes a prompt argument (public name) and a resource template variable from the backend', async () => {
+    const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport: V1Stdio } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new V1Stdio({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-completes.json')], stderr: 'pipe' });
+    const client = new V1Client({ name: 'v1', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      expect(client.getServerCapabilities()).toMatchObject({ completions: {} });
+      const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'mcp__paint__paint' }, argument: { name: 'color', value: 'ro' } });
+      expect(prompt.completion.values).toEqual(['rose']);
+      const template = await client.complete({ ref: { type: 'ref/resource', uri: 'paint://{color}' }, argument: { name: 'color', value: 'r' } });
+      expect(template.completion.values).toEqual(['red', 'rose', 'ruby']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('lazy-mcp serve usage', () => {
   it('explains itself on stderr and refuses an unknown option with status 2, leaving stdout to MCP', async () => {
     const help = await runNode(cliPath, ['serve', '--help']);
