@@ -29,7 +29,6 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
   private readonly relations = new Map<RequestId, RequestId>();
   private standalone: ServerResponse | undefined;
   private readonly answeredListeners = new Listeners<[]>();
-  private reason: McpError | undefined;
 
   /**
    * @param cancelOnDisconnect 2026 era: a client closing a request's stream cancels it. In
@@ -45,7 +44,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
   }
 
   get isOpen(): boolean {
-    return this.reason === undefined;
+    return this.closeReason === undefined;
   }
 
   /** Requests still waiting for their answer. */
@@ -60,7 +59,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
 
   /** Hands one POSTed message to the gateway; a request is answered on `res`, anything else gets 202 at once. */
   accept(message: JsonRpcMessage, res: ServerResponse, sse: boolean): void {
-    if (this.reason) return void res.writeHead(404).end();
+    if (this.closeReason) return void res.writeHead(404).end();
     const m = message as { id?: RequestId | null; method?: unknown };
     const isRequest = typeof m.method === 'string' && m.id !== undefined && m.id !== null;
     if (!isRequest) {
@@ -86,7 +85,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
 
   /** The legacy session's GET stream for messages related to no request; a second one replaces the first. */
   attachStandalone(res: ServerResponse): void {
-    if (this.reason) return void res.writeHead(404).end();
+    if (this.closeReason) return void res.writeHead(404).end();
     this.standalone?.end();
     this.standalone = res;
     res.writeHead(200, SSE_HEADERS);
@@ -105,7 +104,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
   }
 
   async send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
-    if (this.reason) throw this.reason;
+    if (this.closeReason) throw this.closeReason;
     const m = message as { id?: RequestId; method?: unknown };
     if (m.method !== undefined && m.id !== undefined && context.relatedTo === undefined) {
       const to = this.relations.get(m.id);
@@ -146,8 +145,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
 
   /** Ends the connection: open request streams and the GET stream are ended. Idempotent. */
   close(): Promise<void> {
-    if (this.reason) return Promise.resolve();
-    this.reason = new McpError('closed', 'the gateway closed the connection');
+    if (!this.fireClose(new McpError('closed', 'the gateway closed the connection'))) return Promise.resolve();
     for (const stream of this.streams.values()) {
       stream.detach();
       if (!stream.res.headersSent) stream.res.writeHead(503, { 'content-type': 'application/json' });
@@ -157,7 +155,6 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
     this.relations.clear();
     this.standalone?.end();
     this.standalone = undefined;
-    this.fireClose(this.reason);
     this.answeredListeners.clear();
     return Promise.resolve();
   }

@@ -14,7 +14,6 @@ export class StdioServerChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo = { transport: 'stdio', stderrTail: () => [] };
   private readonly writer: MessageWriter;
   private readonly reading: Disposable;
-  private reason: McpError | undefined;
 
   constructor(input: Readable, output: Writable, options?: FramingOptions) {
     super();
@@ -29,18 +28,18 @@ export class StdioServerChannel extends ChannelEvents implements Channel {
     writer.onError(() => this.end(new McpError('peer-eof', 'the client stopped reading the gateway\'s stdout')));
     const context: MessageContext = {};
     this.reading = reader.listen((message) => {
-      if (this.reason === undefined) this.messages.fire(message as JsonRpcMessage, context);
+      if (this.closeReason === undefined) this.messages.fire(message as JsonRpcMessage, context);
     });
   }
 
   get isOpen(): boolean {
-    return this.reason === undefined;
+    return this.closeReason === undefined;
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.reason) return Promise.reject(this.reason);
+    if (this.closeReason) return Promise.reject(this.closeReason);
     return this.writer.write(message as Message).catch((error: unknown) => {
-      throw this.reason ?? new McpError('peer-eof', `cannot write to the client: ${(error as Error).message}`, { cause: error });
+      throw this.closeReason ?? new McpError('peer-eof', `cannot write to the client: ${(error as Error).message}`, { cause: error });
     });
   }
 
@@ -50,9 +49,6 @@ export class StdioServerChannel extends ChannelEvents implements Channel {
   }
 
   private end(reason: McpError): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.reading.dispose();
-    this.fireClose(reason);
+    if (this.fireClose(reason)) this.reading.dispose();
   }
 }
