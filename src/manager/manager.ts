@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../protocol/client.js';
+import { copyWith } from '../protocol/copy-with.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type {
   CallOptions,
@@ -645,7 +646,7 @@ export class McpServerManager extends EventEmitter {
           // The definition is known once the server has started (its tools are listed first).
           const definition = this.index.definition(slot.name, tool)?.tool;
           if (definition) checkArguments(slot.name, definition, args, publicName);
-          const answer = await client.callTool(tool, args, { ...withActivity(left, touch, slot), handlers: forCall(caller.handlers, toolCall) });
+          const answer = await client.callTool(tool, args, copyWith(withActivity(left, touch, slot), 'handlers', forCall(caller.handlers, toolCall)));
           if (definition) checkResult(slot.name, definition, answer);
           return answer;
         },

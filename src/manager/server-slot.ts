@@ -181,8 +181,18 @@ export class ServerSlot {
         });
         left = budget.rest();
       }
-      // The span covers the request from its sending on; a start it waited for has its own.
-      if (tracing && label) span = tracing.request({ ...label, server: this.name, transport: client.transport, protocolVersion: client.protocolVersion });
+      // The span covers the request from its sending on; a start it waited for has its own. No
+      // object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
+      if (tracing && label && tracing.listened) {
+        span = tracing.request({
+          method: label.method,
+          target: label.target,
+          resourceUri: label.resourceUri,
+          server: this.name,
+          transport: client.transport,
+          protocolVersion: client.protocolVersion,
+        });
+      }
       const result = await request(client, this.touch, left);
       metrics?.end(began);
       span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { McpError } from '../errors.js';
+import { copyWith } from '../protocol/copy-with.js';
 import type { CallOptions, CallToolResult, Completion, GetPromptResult, PromptRef, ReadResourceResult, ResourceTemplateRef } from '../protocol/types.js';
 import type { Caller } from './host-handlers.js';
 import type { CompleteOptions, LogLevel, PoolRequests } from './pool-requests.js';
@@ -163,7 +164,7 @@ export class ToolSession {
     const callerSignal = options.signal;
     if (!callerSignal) {
       try {
-        return await work({ ...options, signal: this.shared.signal });
+        return await work(copyWith(options, 'signal', this.shared.signal));
       } catch (error) {
         throw this.asClosed(error, this.shared.signal, undefined);
       }
@@ -173,7 +174,7 @@ export class ToolSession {
     else this.follow(callerSignal, controller);
     this.inFlight.add(controller);
     try {
-      return await work({ ...options, signal: controller.signal });
+      return await work(copyWith(options, 'signal', controller.signal));
     } catch (error) {
       throw this.asClosed(error, controller.signal, callerSignal);
     } finally {

@@ -81,7 +81,7 @@ export class Tracing {
    * (~15 µs a call). Asked at most once a second (the API's lookup is not cheap), so a
    * provider registered later is seen within a second.
    */
-  private get listened(): boolean {
+  get listened(): boolean {
     const now = performance.now();
     if (now - this.heardAt < 1000) return this.heard;
     this.heardAt = now;

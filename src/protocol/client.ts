@@ -480,7 +480,7 @@ export class McpClient extends EventEmitter {
     for (let round = 1; ; round++) {
       const total = options.maxTotalTimeout;
       const roundOptions = total === undefined ? options : { ...options, maxTotalTimeout: Math.max(0, total - (performance.now() - started)) };
-      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.clientCapabilities());
+      const sent = withEnvelope(round === 1 ? params : { ...params, ...retry }, this.clientInfo, this.clientCapabilities());
       const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, scope }, roundOptions);
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { McpError, type McpPhase } from '../errors.js';
 import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../transport/channel.js';
 import { Listeners } from '../transport/listeners.js';
+import { copyWith } from './copy-with.js';
 import { type PendingRequest, PendingRequests } from './pending-requests.js';
 import { ProgressParamsSchema } from './schemas.js';
 import { SessionErrors } from './session-errors.js';
@@ -154,7 +155,7 @@ export class RequestEngine {
       this.pending.add(record);
       request.onId?.(id);
       const withProgress = request.withProgress ?? options.onProgress !== undefined;
-      const sent = withProgress ? { ...params, _meta: { ...(params._meta as object), progressToken: id } } : params;
+      const sent = withProgress ? copyWith(params, '_meta', copyWith(params._meta as object | undefined, 'progressToken', id)) : params;
       this.channel.send({ jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage).catch((error: unknown) => {
         // A message that could not be delivered fails alone; a dead channel fails everything through onClose.
         if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;

@@ -1,4 +1,5 @@
 import { McpError, type McpPhase, serverLabel } from '../../errors.js';
+import { copyWith } from '../copy-with.js';
 import { ResultTypeSchema } from '../schemas.js';
 import type { CacheHints, Implementation } from '../types.js';
 import { MODERN_PROTOCOL_VERSION } from '../types.js';
@@ -20,15 +21,11 @@ export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/rea
 
 /** `params` with the per-request `_meta` every 2026 request carries. */
 export function withEnvelope(params: Record<string, unknown>, clientInfo: Implementation, capabilities: Record<string, unknown>): Record<string, unknown> {
-  return {
-    ...params,
-    _meta: {
-      ...(params._meta as object | undefined),
-      [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION,
-      [CLIENT_INFO_META_KEY]: clientInfo,
-      [CLIENT_CAPABILITIES_META_KEY]: capabilities,
-    },
-  };
+  // Copies by copyWith, not spread: this runs on every request of the era.
+  const meta: Record<string, unknown> = copyWith(params._meta as object | undefined, PROTOCOL_VERSION_META_KEY, MODERN_PROTOCOL_VERSION);
+  meta[CLIENT_INFO_META_KEY] = clientInfo;
+  meta[CLIENT_CAPABILITIES_META_KEY] = capabilities;
+  return copyWith(params, '_meta', meta);
 }
 
 export type ModernResult =
