@@ -1,4 +1,5 @@
 import { McpError, serverLabel } from '../errors.js';
+import { copyWith } from '../protocol/copy-with.js';
 import type { CallOptions } from '../protocol/types.js';
 import { abortable } from './abortable.js';
 
@@ -9,9 +10,13 @@ import { abortable } from './abortable.js';
  * server's `timeout` for its handshake) allows.
  */
 export class CallBudget {
-  private readonly began = performance.now();
+  /** When the call began: a budget made within another (a slot's within the manager's) counts from the outer one's start. */
+  private readonly began: number;
 
-  constructor(private readonly options: CallOptions) {}
+  constructor(private readonly options: CallOptions) {
+    const outer = options.startedAt;
+    this.began = outer !== undefined && Number.isFinite(outer) ? Math.min(outer, performance.now()) : performance.now();
+  }
 
   /** The ms the call still has before it must have its answer; Infinity when it set no bound. */
   get leftMs(): number {
@@ -41,35 +46,14 @@ export class CallBudget {
   }
 
   /**
-   * The call's options for the request itself, with its time-outs less the time already
-   * spent waiting. A progress notification restarts the request's timer at that
-   * remainder, not at the whole `timeout`.
+   * The call's options for the request itself: its time-outs count from when the call
+   * began (`startedAt`), so the request has what the wait left it. Its time-out tells the
+   * caller's own `timeout`, and progress restarts that whole `timeout`.
    */
   rest(): CallOptions {
-    const { timeout, maxTotalTimeout } = this.options;
-    if (!isBound(timeout) && !isBound(maxTotalTimeout)) return this.options;
-    const elapsed = this.elapsed;
-    if (elapsed <= 0) return this.options;
-    return {
-      ...this.options,
-      ...(isBound(timeout) ? { timeout: Math.max(1, Math.ceil(timeout - elapsed)) } : {}),
-      ...(isBound(maxTotalTimeout) ? { maxTotalTimeout: Math.max(1, Math.ceil(maxTotalTimeout - elapsed)) } : {}),
-    };
-  }
-
-  /**
-   * A request's time-out, told against the call's whole budget: the request only had what
-   * the wait for a start left it, but the caller set the call's `timeout`.
-   */
-  explain(error: unknown): unknown {
-    if (!(error instanceof McpError) || error.code !== 'timeout') return error;
-    // "… in total" is the request's maxTotalTimeout running out; otherwise its timeout (reset by progress).
-    const limit = / in total\b/.test(error.message) ? bound(this.options.maxTotalTimeout) : bound(this.options.timeout);
-    if (limit === Infinity) return error;
-    const message = error.message.replace(/timed out after \d+ ms/, `timed out after ${limit} ms`);
-    if (message === error.message) return error;
-    const { server, phase, stderrTail } = error;
-    return new McpError('timeout', message, { server, phase, stderrTail, cause: error.cause });
+    const { timeout, maxTotalTimeout, startedAt } = this.options;
+    if ((!isBound(timeout) && !isBound(maxTotalTimeout)) || startedAt === this.began) return this.options;
+    return copyWith(this.options, 'startedAt', this.began);
   }
 
   private get elapsed(): number {

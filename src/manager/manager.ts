@@ -554,11 +554,7 @@ export class McpServerManager extends EventEmitter {
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
-    try {
-      return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter, caller);
-    } catch (error) {
-      throw budget.explain(error);
-    }
+    return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter, caller);
   }
 
   private async callServerIn(

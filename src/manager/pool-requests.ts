@@ -60,8 +60,6 @@ export class PoolRequests {
     const leave = this.pool.router.enter(slot.name, caller);
     try {
       return await slot.run((client, _touch, left) => client.getPrompt(target.prompt.name, args, { ...left, handlers: caller.handlers }), budget.rest());
-    } catch (error) {
-      throw budget.explain(error);
     } finally {
       leave();
     }

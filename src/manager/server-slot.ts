@@ -155,7 +155,7 @@ export class ServerSlot {
   /**
    * Runs one request against the server, counting it as activity for idle stop. The
    * call's `timeout` and `maxTotalTimeout` (in `options`) cover the wait for a start
-   * too; `request` gets the options with what is left of them, and `touch` to call on
+   * too; `request` gets the options counting from the call's start (`startedAt`), and `touch` to call on
    * progress, which is activity too.
    */
   async run<T>(

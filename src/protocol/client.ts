@@ -475,11 +475,13 @@ export class McpClient extends EventEmitter {
     withProgress: boolean | undefined,
     scope: RequestScope,
   ): Promise<z.infer<S>> {
-    const started = performance.now();
+    const began = options.startedAt ?? performance.now();
     let retry: Record<string, unknown> = {};
     for (let round = 1; ; round++) {
+      // A later round is a new request: its `timeout` counts from its sending, `maxTotalTimeout` from the call's start.
       const total = options.maxTotalTimeout;
-      const roundOptions = total === undefined ? options : { ...options, maxTotalTimeout: Math.max(0, total - (performance.now() - started)) };
+      const roundOptions =
+        round === 1 ? options : { ...options, startedAt: undefined, ...(total === undefined ? {} : { maxTotalTimeout: Math.max(0, total - (performance.now() - began)) }) };
       const sent = withEnvelope(round === 1 ? params : { ...params, ...retry }, this.clientInfo, this.clientCapabilities());
       const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, scope }, roundOptions);
       const decoded = decodeModernResult(this.name, phase, method, raw);

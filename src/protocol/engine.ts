@@ -130,7 +130,9 @@ export class RequestEngine {
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
     return new Promise((resolve, reject) => {
-      const now = performance.now();
+      const sentAt = performance.now();
+      // A request whose time-outs began before it (the call waited for a start) has that much less to wait.
+      const now = options.startedAt !== undefined && Number.isFinite(options.startedAt) && options.startedAt < sentAt ? options.startedAt : sentAt;
       const record: PendingRequest = {
         id,
         label,

@@ -90,6 +90,28 @@ describe('RequestEngine: requests out', () => {
     expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('counts time-outs from startedAt when given, tells the whole timeout, and lets progress restart all of it', async () => {
+    const { peer, engine } = setup();
+    // The call began 200 ms before this request: 100 of its 300 ms are left.
+    const began = performance.now() - 200;
+    const sentAt = performance.now();
+    const late = engine.request({ method: 'late', params: {}, phase: 'tools/call' }, { timeout: 300, startedAt: began });
+    const error = await rejection(late);
+    expect(performance.now() - sentAt).toBeLessThan(280);
+    expect(error).toMatchObject({ code: 'timeout', message: expect.stringContaining('timed out after 300 ms') });
+
+    // Progress restarts the whole 300 ms, not what was left at the start.
+    const call = engine.request({ method: 'work', params: {}, phase: 'tools/call', withProgress: true }, { timeout: 300, startedAt: performance.now() - 200 });
+    const sent = await peer.next('work');
+    peer.notify('notifications/progress', { progressToken: sent.id, progress: 1 });
+    const progressedAt = performance.now();
+    // Past the 100 ms the start left, within the 300 ms a progress gives.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(performance.now() - progressedAt).toBeGreaterThanOrEqual(120);
+    peer.reply(sent.id, { done: true });
+    await expect(call).resolves.toEqual({ done: true });
+  });
+
   it('ends a request at maxTotalTimeout however much progress arrives', async () => {
     const { peer, engine } = setup();
     const call = engine.request({ method: 'work', params: {}, phase: 'tools/call', withProgress: true }, { timeout: 10_000, maxTotalTimeout: 150 });
