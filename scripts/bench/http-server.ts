@@ -1,0 +1,33 @@
+// The HTTP figure's server, run as a child of the bench: the SDK v2 Streamable HTTP
+// handler (`createMcpHandler`: 2026-07-28 per request, stateless legacy serving) on
+// 127.0.0.1 with one tool, `echo`. Prints its URL on stdout once listening; exits when
+// its stdin ends (the bench closing it or dying).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+const handler = createMcpHandler(() => {
+  const server = new McpServer({ name: 'bench-http-echo', version: '1.0.0' });
+  server.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
+  return server;
+});
+const node = toNodeHandler(handler);
+// Keep-alive longer than any pause of the bench between runs, so every run reuses its sockets.
+const http = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+  Promise.resolve(node(req, res)).catch((error: unknown) => {
+    if (!res.headersSent) res.writeHead(500).end(String(error));
+  });
+});
+http.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`);
+});
+process.stdin.resume();
+process.stdin.on('end', () => {
+  void handler.close();
+  http.closeAllConnections();
+  http.close(() => process.exit(0));
+});
