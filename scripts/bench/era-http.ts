@@ -19,8 +19,8 @@ export const HTTP_OURS_2026 = 'McpClient, 2026 era';
 export const HTTP_SDK2 = 'sdk v2';
 
 /** Runs `conns` side by side: warm-up, then `plan.rounds` alternating runs of `inflight` calls in flight. */
-async function sideBySide(figure: Figure, id: string, conns: Map<string, Conn>, plan: Plan, log: (text: string) => void): Promise<void> {
-  for (const conn of conns.values()) await inFlight(conn, Math.min(4000, plan.inflightCalls), plan.inflight); // JIT warm-up
+async function sideBySide(figure: Figure, id: string, conns: Map<string, Conn>, plan: Plan, warmUp: number, log: (text: string) => void): Promise<void> {
+  for (const conn of conns.values()) await inFlight(conn, Math.min(warmUp, plan.inflightCalls), plan.inflight); // JIT warm-up
   await alternate(
     plan.rounds,
     [...conns].map(([name, conn]) => ({
@@ -57,7 +57,7 @@ export async function eraFigure(plan: Plan, where: Placement, log: (text: string
     conns.set(ERA_LEGACY, await placed(where.children, () => mcpClient(() => McpClient.connect(config, { name: 'bench' }), 'legacy', ERA_LEGACY), where.host));
     const figure = new Figure(8).define('era-inflight', `SDK v2 server (both eras, stdio): echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher');
     log(`figure 8: the 2026 era beside the legacy era, ${plan.inflight} in flight, ${plan.rounds} runs each`);
-    await sideBySide(figure, 'era-inflight', conns, plan, log);
+    await sideBySide(figure, 'era-inflight', conns, plan, 2000, log);
     return figure.list();
   } finally {
     await closeAll(conns);
@@ -65,18 +65,23 @@ export async function eraFigure(plan: Plan, where: Placement, log: (text: string
 }
 
 /** The HTTP server child (`http-server.ts`), started on `where.children`: its URL and how to stop it. */
-async function startHttpServer(where: Placement): Promise<{ url: string; stop(): Promise<void> }> {
+async function startHttpServer(where: Placement, ...args: string[]): Promise<{ url: string; stop(): Promise<number> }> {
   const script = fileURLToPath(new URL('./http-server.js', import.meta.url));
-  const child = await placed(where.children, async () => spawn(process.execPath, [script], { env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] }), where.host);
+  const child = await placed(where.children, async () => spawn(process.execPath, [script, ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] }), where.host);
   const kill = () => child.kill('SIGKILL');
   process.on('exit', kill);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
+  let rest = '';
+  let stopping: Promise<number> | undefined;
+  const stop = () => (stopping ??= stopNow());
+  const stopNow = async () => {
+    child.stdout?.on('data', (chunk: Buffer) => (rest += chunk.toString('utf8')));
     child.stdin?.end();
     const timer = setTimeout(kill, 5000);
     await exited;
     clearTimeout(timer);
     process.off('exit', kill);
+    return Number(/connections (\d+)/.exec(rest)?.[1] ?? NaN);
   };
   try {
     return { url: await firstLine(child, 30_000), stop };
@@ -117,18 +122,26 @@ function firstLine(child: ChildProcess, ms: number): Promise<string> {
  * keeps connections alive across calls.
  */
 export async function httpFigure(plan: Plan, where: Placement, log: (text: string) => void): Promise<Metric[]> {
-  const server = await startHttpServer(where);
+  const server = await startHttpServer(where, ...(process.env.BENCH_HTTP_STATEFUL ? ['--stateful'] : []));
   const conns = new Map<string, Conn>();
   try {
     const open = (era: ProtocolEra) => () => McpClient.over(createHttpChannel({ transport: 'http', url: server.url }, { name: 'bench' }), { name: 'bench', era });
     conns.set(HTTP_OURS, await mcpClient(open('legacy'), 'legacy', HTTP_OURS));
-    conns.set(HTTP_OURS_2026, await mcpClient(open('2026'), '2026', HTTP_OURS_2026));
+    if (!process.env.BENCH_HTTP_STATEFUL) conns.set(HTTP_OURS_2026, await mcpClient(open('2026'), '2026', HTTP_OURS_2026));
     const sdk = new ClientV2({ name: 'bench', version: '0.0.0' });
     await sdk.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     conns.set(HTTP_SDK2, { pid: Number.NaN, call: (tool, args) => sdk.callTool({ name: tool, arguments: args }), close: () => sdk.close() });
-    const figure = new Figure(9).define('http-inflight', `Streamable HTTP, one SDK v2 server: echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher');
+    const figure = new Figure(9)
+      .define('http-inflight', `Streamable HTTP, one SDK v2 server: echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher')
+      .define('http-sockets', 'Streamable HTTP: TCP connections the server accepted over the figure, all clients', 'count', 'none');
     log(`figure 9: HTTP on ${server.url}, ${plan.inflight} in flight, ${conns.size} clients × ${plan.rounds} runs`);
-    await sideBySide(figure, 'http-inflight', conns, plan, log);
+    // The SDK's HTTP server answers a few hundred calls/s here: a shorter warm-up.
+    await sideBySide(figure, 'http-inflight', conns, plan, 600, log);
+    await closeAll(conns);
+    conns.clear();
+    const sockets = await server.stop();
+    if (!Number.isFinite(sockets)) throw new Error('the HTTP server did not say how many connections it accepted');
+    figure.record('http-sockets', 'all clients', sockets);
     return figure.list();
   } finally {
     await closeAll(conns);
