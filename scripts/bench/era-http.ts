@@ -26,8 +26,12 @@ async function sideBySide(figure: Figure, id: string, conns: Map<string, Conn>, 
     [...conns].map(([name, conn]) => ({
       name,
       run: async () => {
+        const cpu = process.cpuUsage();
         const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
+        const used = process.cpuUsage(cpu);
         figure.record(id, name, calls / seconds);
+        // The host's CPU time per call tells the client's share of a run from the server's.
+        figure.record(`${id}-cpu`, name, (used.user + used.system) / Math.max(1, calls));
       },
     })),
     log,
@@ -55,7 +59,9 @@ export async function eraFigure(plan: Plan, where: Placement, log: (text: string
   try {
     conns.set(ERA_2026, await placed(where.children, () => mcpClient(() => McpClient.connect(config, { name: 'bench', era: '2026' }), '2026', ERA_2026), where.host));
     conns.set(ERA_LEGACY, await placed(where.children, () => mcpClient(() => McpClient.connect(config, { name: 'bench' }), 'legacy', ERA_LEGACY), where.host));
-    const figure = new Figure(8).define('era-inflight', `SDK v2 server (both eras, stdio): echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher');
+    const figure = new Figure(8)
+      .define('era-inflight', `SDK v2 server (both eras, stdio): echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher')
+      .define('era-inflight-cpu', 'SDK v2 server (both eras, stdio): host CPU time per call', 'µs', 'lower');
     log(`figure 8: the 2026 era beside the legacy era, ${plan.inflight} in flight, ${plan.rounds} runs each`);
     await sideBySide(figure, 'era-inflight', conns, plan, 2000, log);
     return figure.list();
@@ -133,6 +139,7 @@ export async function httpFigure(plan: Plan, where: Placement, log: (text: strin
     conns.set(HTTP_SDK2, { pid: Number.NaN, call: (tool, args) => sdk.callTool({ name: tool, arguments: args }), close: () => sdk.close() });
     const figure = new Figure(9)
       .define('http-inflight', `Streamable HTTP, one SDK v2 server: echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher')
+      .define('http-inflight-cpu', 'Streamable HTTP: host (client) CPU time per call', 'µs', 'lower')
       .define('http-sockets', 'Streamable HTTP: TCP connections the server accepted over the figure, all clients', 'count', 'none');
     log(`figure 9: HTTP on ${server.url}, ${plan.inflight} in flight, ${conns.size} clients × ${plan.rounds} runs`);
     // The SDK's HTTP server answers a few hundred calls/s here: a shorter warm-up.
