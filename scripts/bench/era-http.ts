@@ -71,9 +71,9 @@ export async function eraFigure(plan: Plan, where: Placement, log: (text: string
 }
 
 /** The HTTP server child (`http-server.ts`), started on `where.children`: its URL and how to stop it. */
-async function startHttpServer(where: Placement, ...args: string[]): Promise<{ url: string; stop(): Promise<number> }> {
+async function startHttpServer(where: Placement): Promise<{ url: string; stop(): Promise<number> }> {
   const script = fileURLToPath(new URL('./http-server.js', import.meta.url));
-  const child = await placed(where.children, async () => spawn(process.execPath, [script, ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] }), where.host);
+  const child = await placed(where.children, async () => spawn(process.execPath, [script], { env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] }), where.host);
   const kill = () => child.kill('SIGKILL');
   process.on('exit', kill);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -128,12 +128,12 @@ function firstLine(child: ChildProcess, ms: number): Promise<string> {
  * keeps connections alive across calls.
  */
 export async function httpFigure(plan: Plan, where: Placement, log: (text: string) => void): Promise<Metric[]> {
-  const server = await startHttpServer(where, ...(process.env.BENCH_HTTP_STATEFUL ? ['--stateful'] : []));
+  const server = await startHttpServer(where);
   const conns = new Map<string, Conn>();
   try {
     const open = (era: ProtocolEra) => () => McpClient.over(createHttpChannel({ transport: 'http', url: server.url }, { name: 'bench' }), { name: 'bench', era });
     conns.set(HTTP_OURS, await mcpClient(open('legacy'), 'legacy', HTTP_OURS));
-    if (!process.env.BENCH_HTTP_STATEFUL) conns.set(HTTP_OURS_2026, await mcpClient(open('2026'), '2026', HTTP_OURS_2026));
+    conns.set(HTTP_OURS_2026, await mcpClient(open('2026'), '2026', HTTP_OURS_2026));
     const sdk = new ClientV2({ name: 'bench', version: '0.0.0' });
     await sdk.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     conns.set(HTTP_SDK2, { pid: Number.NaN, call: (tool, args) => sdk.callTool({ name: tool, arguments: args }), close: () => sdk.close() });

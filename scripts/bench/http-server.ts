@@ -2,10 +2,9 @@
 // handler (`createMcpHandler`: 2026-07-28 per request, stateless legacy serving) on
 // 127.0.0.1 with one tool, `echo`. Prints its URL on stdout once listening; exits when
 // its stdin ends (the bench closing it or dying), printing how many TCP connections it accepted.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
@@ -17,25 +16,8 @@ function echoServer(): McpServer {
   return server;
 }
 
-// `--stateful`: the SDK's stateful legacy serving instead (one McpServer per session, kept).
-const stateful = process.argv.includes('--stateful');
 const handler = createMcpHandler(() => echoServer());
-const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-const node = stateful
-  ? async (req: IncomingMessage, res: ServerResponse) => {
-      const id = req.headers['mcp-session-id'];
-      const known = typeof id === 'string' ? sessions.get(id) : undefined;
-      if (known) return known.handleRequest(req, res);
-      if (typeof id === 'string') return void res.writeHead(404).end();
-      const transport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void sessions.set(sid, transport),
-        onsessionclosed: (sid) => void sessions.delete(sid),
-      });
-      await echoServer().connect(transport);
-      await transport.handleRequest(req, res);
-    }
-  : toNodeHandler(handler);
+const node = toNodeHandler(handler);
 // Keep-alive longer than any pause of the bench between runs, so every run reuses its sockets.
 const http = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   Promise.resolve(node(req, res)).catch((error: unknown) => {
