@@ -1,14 +1,16 @@
 // `npm run bench`: the figures of issue 16 in one run, side by side: throughput at 64 in
 // flight (bare pipe, McpClient, manager, session, SDK v1, SDK v2), sequential latency of
-// alternating clients, a 5 MiB result, the cold first call, many servers, tool search.
+// alternating clients, a 5 MiB result, the cold first call, many servers, tool search,
+// the 2026 era beside the legacy era, and Streamable HTTP against the SDK v2 client.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search, metrics; no chart then).
+// throughput, latency, big, cold, many, search, metrics, era, http; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { coldFigure } from './bench/cold.js';
+import { eraFigure, httpFigure } from './bench/era-http.js';
 import { latencyFigure } from './bench/latency.js';
 import { manyFigure } from './bench/many.js';
 import { metricsFigure } from './bench/metrics-cost.js';
@@ -23,7 +25,7 @@ import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -65,6 +67,14 @@ try {
   if (wanted('cold')) {
     pin(where.shared.host);
     metrics.push(...(await coldFigure(plan, log)));
+  }
+  if (wanted('era')) {
+    pin(where.split.host);
+    metrics.push(...(await eraFigure(plan, where.split, log)));
+  }
+  if (wanted('http')) {
+    pin(where.split.host);
+    metrics.push(...(await httpFigure(plan, where.split, log)));
   }
   pin(ALL_CPUS);
   if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));

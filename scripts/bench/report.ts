@@ -116,8 +116,13 @@ const NOTES = [
   '- **Cold** first call: the manager has a warm manifest cache (so it routes without listing) and a legacy-era server (its',
   '  era needs no probing); *manager, no cache* is the same without `cacheDir`. The close after each run is not timed.',
   '- **Memory** is read after a full GC (`--expose-gc`): heap growth ÷ servers. RSS per connection is rougher (pages).',
-  '- **Not measured yet:** the 2026-era `_meta` cost and the HTTP rows (the HTTP channel in `src/transport/http` is not wired',
-  '  into `McpClient` or the manager on main), and the cost of `manager.metrics()` (not wired on this branch).',
+  '- **Eras** (figure 8): `McpClient` on two children of the SDK v2 server `test/fixtures/sdk2-modern-server.mjs --dual`, one',
+  '  forced into the 2026 era (`era: \'2026\'`: per-request `_meta`, `resultType`), one in the legacy era (the default on stdio),',
+  '  pinned as figure 1; the cost is 1 − 2026 ÷ legacy.',
+  '- **HTTP** (figure 9): one SDK v2 Streamable HTTP server (`createMcpHandler` + `toNodeHandler`, `scripts/bench/http-server.ts`)',
+  '  on 127.0.0.1, a child on the last CPU, the clients in the host on CPU 0: `McpClient` over lazy-mcp\'s HTTP channel in the',
+  '  legacy era (the SDK v2 client\'s default, so the target compares the same protocol) and in the 2026 era (ours by default',
+  '  over HTTP), and the SDK v2 `Client` + `StreamableHTTPClientTransport`. Both use Node\'s fetch, whose pool keeps sockets alive.',
   '- **Loaded machine.** Other sessions share these 2 vCPUs; the load line above says how busy they were. Under heavy load',
   '  absolute figures shrink and swing (calls/s by 5×), wall-time targets (construction, cached listing, tool search) fail',
   '  on waiting for a CPU, and the host CPU time rows show the work itself. Ratios of clients measured side by side hold',
@@ -137,6 +142,7 @@ function formatTarget(t: TargetResult): string {
   if (t.unit === 'x') return `${t.measured.toFixed(2)}×`;
   if (t.unit === 'ms') return `${t.measured.toFixed(2)} ms`;
   if (t.unit === 'bytes') return `${Math.round(t.measured).toLocaleString('en-US')} B`;
+  if (t.unit === '%') return `${t.measured.toFixed(1)} %`;
   return String(t.measured);
 }
 

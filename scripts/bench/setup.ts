@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +50,26 @@ export interface ServerSpec {
 
 export function fixtureServer(name: string, ...args: string[]): ServerSpec {
   return { command: process.execPath, args: [fixturePath(name), ...args], env: { ...childEnv } };
+}
+
+let packageFixtureDir: string | undefined;
+
+/**
+ * A fixture that imports packages (the SDK servers), run from a private copy inside the
+ * checkout (under dist-bench/, so node_modules resolves), removed at exit. Same name
+ * pattern as {@link fixturePath}'s folder, so the bench test finds what it leaves.
+ */
+export function packageFixtureServer(name: string, ...args: string[]): ServerSpec {
+  if (packageFixtureDir === undefined) {
+    const parent = join(repoRoot, 'dist-bench');
+    mkdirSync(parent, { recursive: true });
+    const dir = mkdtempSync(join(parent, `lazy-mcp-bench-fixtures-${process.pid}-`));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    packageFixtureDir = dir;
+  }
+  const path = join(packageFixtureDir, name);
+  if (!existsSync(path)) cpSync(resolve(repoRoot, 'test/fixtures', name), path);
+  return { command: process.execPath, args: [path, ...args], env: { ...childEnv } };
 }
 
 export function packageVersion(path: string): string {
