@@ -593,7 +593,14 @@ export class McpClient extends EventEmitter {
   }
 
   /** A capability is declared only when a handler for it exists or the `capabilities` option names it. */
+  /** Built once: the options it reads are the session's, fixed at connect. */
+  private declared: Record<string, unknown> | undefined;
+
   private clientCapabilities(): Record<string, unknown> {
+    return (this.declared ??= this.declare());
+  }
+
+  private declare(): Record<string, unknown> {
     const handlers = this.options.handlers ?? {};
     const named = this.options.capabilities ?? {};
     const capabilities: Record<string, unknown> = {};

@@ -34,6 +34,18 @@ export type ModernResult =
 
 /** Reads a 2026 result by its `resultType`; anything else than `complete` / `input_required` is a `protocol-error`. */
 export function decodeModernResult(server: string | undefined, phase: McpPhase, method: string, raw: unknown): ModernResult {
+  // The common case, checked by hand (this runs on every result of the era); zod reads the rest and names what is wrong.
+  const plain = raw as { resultType?: unknown; ttlMs?: unknown; cacheScope?: unknown } | null;
+  if (
+    typeof plain === 'object' &&
+    plain !== null &&
+    plain.resultType === 'complete' &&
+    (plain.ttlMs === undefined || typeof plain.ttlMs === 'number') &&
+    (plain.cacheScope === undefined || typeof plain.cacheScope === 'string')
+  ) {
+    const { resultType: _type, ...result } = plain as Record<string, unknown>;
+    return { kind: 'complete', result, hints: cacheHintsOf(plain as { ttlMs?: number; cacheScope?: string }) };
+  }
   const fail = (why: string) => new McpError('protocol-error', `${serverLabel(server)}invalid ${phase} result: ${why}`, { server, phase });
   const parsed = ResultTypeSchema.safeParse(raw);
   if (!parsed.success) {
