@@ -4,17 +4,10 @@ import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
 import { backoffDelay } from '../../src/manager/slot-state.js';
 import { tempDir } from '../support/temp-dirs.js';
+import { managersShutAfterEach } from '../support/managers.js';
 import { fixture, isAlive, waitFor, textOf } from '../support/fixtures.js';
 
-const managers: McpServerManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
-function manage(servers: Record<string, object>, options = {}): McpServerManager {
-  const manager = McpServerManager.fromConfig({ mcpServers: servers }, options);
-  managers.push(manager);
-  return manager;
-}
+const manage = managersShutAfterEach();
 
 describe('crashes', () => {
   it('fails the calls on a server that crashes mid-call, then starts it again on next use', async () => {

@@ -1,16 +1,8 @@
-import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
+import { managersShutAfterEach } from '../support/managers.js';
 import { fixture, isAlive, textOf, waitFor } from '../support/fixtures.js';
 
-const managers: McpServerManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
-function manage(servers: Record<string, object>, options = {}): McpServerManager {
-  const manager = McpServerManager.fromConfig({ mcpServers: servers }, options);
-  managers.push(manager);
-  return manager;
-}
+const manage = managersShutAfterEach();
 
 const echo = fixture('echo-server.mjs');
 const echoV2 = { ...echo, env: { ECHO_VERSION: '2.0.0' } };
