@@ -1,6 +1,6 @@
 import type { McpClient } from '../protocol/client.js';
 import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
-import { clock, freshnessOf, isFresh, type Listing, type ListingFreshness } from './freshness.js';
+import { clock, type Freshness, freshnessOf, isFresh, type Listing, type ListingFreshness } from './freshness.js';
 import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import { type ManagedPrompt, PromptIndex } from './prompt-index.js';
@@ -123,8 +123,13 @@ export class ToolCatalog {
   /** Records a live listing's lifetime (2026 era; a legacy listing has none). */
   private heard(server: string, client: McpClient, listing: Listing): void {
     const hints = client.lastCacheHints[listing === 'tools' ? 'tools/list' : 'prompts/list'];
+    this.setFreshness(server, listing, client.era === '2026' && hints ? freshnessOf(hints) : undefined);
+  }
+
+  /** Sets (or, with none, drops) the lifetime of one of a server's listings. */
+  private setFreshness(server: string, listing: Listing, freshness: Freshness | undefined): void {
     const known = { ...this.freshness.get(server) };
-    if (client.era === '2026' && hints) known[listing] = freshnessOf(hints);
+    if (freshness) known[listing] = freshness;
     else delete known[listing];
     this.freshness.set(server, known);
   }
@@ -294,8 +299,7 @@ export class ToolCatalog {
   invalidate(server: string): void {
     this.index.clear(server);
     this.rawTools.delete(server);
-    const { tools: _gone, ...rest } = this.freshness.get(server) ?? {};
-    this.freshness.set(server, rest);
+    this.setFreshness(server, 'tools', undefined);
     this.cache?.invalidate(server);
   }
 
@@ -321,20 +325,14 @@ export class ToolCatalog {
     const privateOnes = (['tools', 'prompts'] as const).filter((l) => freshness[l]?.scope === 'private');
     const foreign = privateOnes.length > 0 && (entry.context ?? '') !== (await this.contextNow(server));
     const usable = (listing: Listing) => !(foreign && freshness[listing]?.scope === 'private');
-    const take = (listing: Listing) => {
-      const known = { ...this.freshness.get(server) };
-      if (freshness[listing]) known[listing] = freshness[listing];
-      else delete known[listing];
-      this.freshness.set(server, known);
-    };
     if (!this.index.toolsOf(server) && usable('tools')) {
-      this.index.set(server, entry.tools);
-      this.rawTools.set(server, entry.tools);
-      take('tools');
+      // As for a live listing, what is kept to save again is what the index took.
+      this.rawTools.set(server, this.index.set(server, entry.tools));
+      this.setFreshness(server, 'tools', freshness.tools);
     }
     if (entry.prompts && !this.prompts.promptsOf(server) && usable('prompts')) {
       this.prompts.set(server, entry.prompts);
-      take('prompts');
+      this.setFreshness(server, 'prompts', freshness.prompts);
     }
     if (entry.description && !this.descriptions.has(server)) this.descriptions.set(server, entry.description);
   }
