@@ -6,9 +6,9 @@ import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../mode
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { type CallOptions, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { ALL_PROTOCOL_VERSIONS, type CallOptions, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
-import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
+import { INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
 import { HttpServerChannel } from './http-server-channel.js';
 import { complete } from './completion.js';
@@ -206,7 +206,7 @@ export class GatewayConnection {
       const params = (raw ?? {}) as Record<string, unknown>;
       const version = (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
       const modern = version === MODERN_PROTOCOL_VERSION;
-      if (version !== undefined && !modern && !(SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) {
+      if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) {
         throw rpcFailure(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(version)}`, {
           supported: [MODERN_PROTOCOL_VERSION],
           requested: version,
@@ -421,5 +421,5 @@ export class GatewayConnection {
 
 function notDeclared(kind: string): McpError {
   const method = kind === 'sampling' ? 'sampling/createMessage' : 'elicitation/create';
-  return new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
+  return new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` } });
 }

@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { McpError } from '../errors.js';
-import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../protocol/types.js';
 import { PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
 import type { JsonRpcMessage } from '../transport/channel.js';
 import type { Gateway } from './gateway-server.js';
@@ -93,7 +93,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     if (sessionId !== undefined && !session) return refuse(res, 404, 'Session not found', -32001);
     if (session) lastSeen.set(sessionId!, Date.now());
     const version = header(req, 'mcp-protocol-version');
-    if (version !== undefined && version !== MODERN_PROTOCOL_VERSION && !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+    if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       return refuse(res, 400, `Unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
     }
     if (req.method === 'GET') {

@@ -27,9 +27,8 @@ export class StdioServerChannel extends ChannelEvents implements Channel {
     // A client that stops reading our stdout (it exited) is the end of the conversation too.
     writer.onError(() => this.end(new McpError('peer-eof', 'the client stopped reading the gateway\'s stdout')));
     const context: MessageContext = {};
-    this.reading = reader.listen((message) => {
-      if (this.closeReason === undefined) this.messages.fire(message as JsonRpcMessage, context);
-    });
+    // After the close there is no listener left to call (ChannelEvents drops them).
+    this.reading = reader.listen((message) => this.messages.fire(message as JsonRpcMessage, context));
   }
 
   get isOpen(): boolean {
