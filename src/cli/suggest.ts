@@ -1,19 +1,10 @@
-/** Levenshtein distance, for the few short names a command line is checked against. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length];
-}
+import { editDistance } from '../model/tool-search.js';
 
 /** The candidates close to `word` (a third of its length in edits, at least 2), best first. */
 export function closest(word: string, candidates: Iterable<string>, limit = 3): string[] {
   const bound = Math.max(2, Math.floor(word.length / 3));
   return [...new Set(candidates)]
-    .map((candidate) => [editDistance(word.toLowerCase(), candidate.toLowerCase()), candidate] as const)
+    .map((candidate) => [editDistance(word.toLowerCase(), candidate.toLowerCase(), bound), candidate] as const)
     .filter(([distance]) => distance <= bound)
     .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1))
     .slice(0, limit)

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type ConfigFile, readConfigFile } from './config-text.js';
+import { isObject } from './config.js';
 
 /** The environment variable naming a config file (relative to the working directory). */
 export const CONFIG_ENV_VARIABLE = 'LAZY_MCP_CONFIG';
@@ -109,10 +110,6 @@ function projectOf(projects: unknown, cwd: string): Record<string, unknown> | un
     if (isObject(project)) return project;
     if (dirname(folder) === folder) return undefined;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function asObject(value: unknown): Record<string, unknown> {

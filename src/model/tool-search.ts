@@ -231,7 +231,7 @@ function parameterNames(schema: unknown): string[] {
 }
 
 /** Levenshtein distance, giving up (returning `bound + 1`) once it must exceed `bound`. */
-function editDistance(a: string, b: string, bound: number): number {
+export function editDistance(a: string, b: string, bound: number): number {
   if (Math.abs(a.length - b.length) > bound) return bound + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
