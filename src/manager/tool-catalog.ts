@@ -37,8 +37,8 @@ export class ToolCatalog {
   readonly prompts: PromptIndex;
   private readonly cache: ManifestCache | undefined;
   private readonly cacheKeys = new Map<string, string>();
-  /** Per slot (a reload may put a new slot under the same name), its re-listing in flight. */
-  private readonly relisting = new Map<ServerSlot, Promise<void>>();
+  /** Per listing and slot (a reload may put a new slot under the same name), its re-listing in flight. */
+  private readonly relisting: Record<Listing, Map<ServerSlot, Promise<void>>> = { tools: new Map(), prompts: new Map() };
   /** Slots a reload took out of the pool: a listing they finish late is not theirs to index. */
   private readonly retired = new WeakSet<ServerSlot>();
   /** The era each server was last seen to speak (live, or from its cache entry): the next start's hint. */
@@ -50,7 +50,6 @@ export class ToolCatalog {
   private readonly dated = new WeakSet<McpClient>();
   /** Servers whose era hint failed a start: their cache entry's era is not used until a start lists them again. */
   private readonly distrusted = new Set<string>();
-  private readonly relistingPrompts = new Map<string, Promise<void>>();
   /** Each server's tools as it listed them, before the config's filter: what the cache keeps. */
   private readonly rawTools = new Map<string, Tool[]>();
   /** What each server said about itself at its last start (or in its cache entry). */
@@ -81,33 +80,55 @@ export class ToolCatalog {
    * server. A listing past the lifetime its server gave it is fetched again: over the
    * running connection, or by starting the server; if that fails, the stale one is served.
    */
-  async toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
+  toolsOf(slot: ServerSlot): Promise<ManagedTool[]> {
+    return this.listingOf(slot, 'tools', () => this.index.toolsOf(slot.name), (client) =>
+      slot.run((c) => c.listTools(), {}, LIST_TOOLS).then((tools) => this.listed(slot, client, tools, false)),
+    );
+  }
+
+  /** A server's prompts, as {@link toolsOf}. */
+  promptsOf(slot: ServerSlot): Promise<ManagedPrompt[]> {
+    return this.listingOf(slot, 'prompts', () => this.prompts.promptsOf(slot.name), (client) =>
+      slot
+        .run((c) => (c.capabilities.prompts ? c.listPrompts() : Promise.resolve([])))
+        .then((prompts) => {
+          if (this.retired.has(slot)) return;
+          this.setPrompts(slot.name, prompts, client);
+          this.save(slot, client);
+        }),
+    );
+  }
+
+  /** The way to a listing `known` reads, `list` (re)fetches on the running server: see {@link toolsOf}. */
+  private async listingOf<T>(slot: ServerSlot, listing: Listing, known: () => T[] | undefined, list: (client: McpClient) => Promise<void>): Promise<T[]> {
     const asked = clock();
-    const known = this.index.toolsOf(slot.name) ?? (await this.cached(slot));
-    if (known && this.fresh(slot.name, 'tools', asked)) return this.once(known);
+    let have = known();
+    if (!have) {
+      await this.cached(slot);
+      have = known();
+    }
+    if (have && this.fresh(slot.name, listing, asked)) return this.once(have);
     try {
       const client = await slot.ready();
       // A reload took the slot out of the pool meanwhile: what it would list is not the pool's.
       if (this.retired.has(slot)) return [];
-      if (!this.index.toolsOf(slot.name) || !this.fresh(slot.name, 'tools', asked)) {
+      if (!known() || !this.fresh(slot.name, listing, asked)) {
         // Running, but its list was dropped (list_changed) or is stale: list again, once for all callers.
-        let relist = this.relisting.get(slot);
+        const flights = this.relisting[listing];
+        let relist = flights.get(slot);
         if (!relist) {
-          relist = slot
-            .run((c) => c.listTools(), {}, LIST_TOOLS)
-            .then((tools) => this.listed(slot, client, tools, false))
-            .finally(() => this.relisting.delete(slot));
-          this.relisting.set(slot, relist);
+          relist = list(client).finally(() => flights.delete(slot));
+          flights.set(slot, relist);
         }
         await relist;
       }
     } catch (error) {
-      const stale = this.index.toolsOf(slot.name);
+      const stale = known();
       if (!stale || this.retired.has(slot)) throw error;
-      this.hints.onStale?.(slot.name, 'tools', error);
+      this.hints.onStale?.(slot.name, listing, error);
       return stale;
     }
-    return this.once(this.index.toolsOf(slot.name) ?? []);
+    return this.once(known() ?? []);
   }
 
   /** The cache entry's tools of a server not running (a start lists them live). */
@@ -197,37 +218,6 @@ export class ToolCatalog {
   forgetEra(server: string): void {
     this.eras.delete(server);
     this.distrusted.add(server);
-  }
-
-  /** A server's prompts: fresh known ones, else a fresh cache entry's, else from the (started) server; as {@link toolsOf}. */
-  async promptsOf(slot: ServerSlot): Promise<ManagedPrompt[]> {
-    const asked = clock();
-    if (!this.prompts.promptsOf(slot.name)) await this.cached(slot);
-    const known = this.prompts.promptsOf(slot.name);
-    if (known && this.fresh(slot.name, 'prompts', asked)) return this.once(known);
-    try {
-      const client = await slot.ready();
-      if (!this.prompts.promptsOf(slot.name) || !this.fresh(slot.name, 'prompts', asked)) {
-        let relist = this.relistingPrompts.get(slot.name);
-        if (!relist) {
-          relist = slot
-            .run((c) => (c.capabilities.prompts ? c.listPrompts() : Promise.resolve([])))
-            .then(async (prompts) => {
-              this.setPrompts(slot.name, prompts, client);
-              this.save(slot, client);
-            })
-            .finally(() => this.relistingPrompts.delete(slot.name));
-          this.relistingPrompts.set(slot.name, relist);
-        }
-        await relist;
-      }
-    } catch (error) {
-      const stale = this.prompts.promptsOf(slot.name);
-      if (!stale) throw error;
-      this.hints.onStale?.(slot.name, 'prompts', error);
-      return stale;
-    }
-    return this.once(this.prompts.promptsOf(slot.name) ?? []);
   }
 
   /** The server's `prompts/list_changed`: forget its prompts and, while it runs, list them again. */
