@@ -3,6 +3,8 @@
 // to run under `node --cpu-prof`. Usage:
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof dist-bench/scripts/bench/profile.js session 200000
 import { bare, client, type Impl, manager, session } from './clients.js';
+import { placements } from './placement.js';
+import { pin, placed } from './pin.js';
 import { fixtureServer } from './setup.js';
 import { now, since } from './stats.js';
 import { inFlight } from './throughput.js';
@@ -12,7 +14,11 @@ const [name = 'session', countText = '100000', mode = ''] = process.argv.slice(2
 const impl = impls[name];
 if (!impl) throw new Error(`unknown client ${name}; one of ${Object.keys(impls).join(', ')}`);
 const count = Number(countText);
-const conn = await impl.connect(fixtureServer('bench-echo-server.mjs'));
+// Placed as the bench places them (host on CPU 0, the child on the last CPU), so the
+// host's write syscalls do not include the child's run.
+const where = placements().split;
+pin(where.host);
+const conn = await placed(where.children, () => impl.connect(fixtureServer('bench-echo-server.mjs')), where.host);
 try {
   const start = now();
   if (mode === '--seq') for (let i = 0; i < count; i++) await conn.call('echo', { text: 'hello' });
