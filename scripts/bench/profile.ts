@@ -14,9 +14,10 @@ const [name = 'session', countText = '100000', mode = ''] = process.argv.slice(2
 const impl = impls[name];
 if (!impl) throw new Error(`unknown client ${name}; one of ${Object.keys(impls).join(', ')}`);
 const count = Number(countText);
-// Placed as the bench places them (host on CPU 0, the child on the last CPU), so the
-// host's write syscalls do not include the child's run.
-const where = placements().split;
+// Placed as the bench places them: with 64 in flight the host on CPU 0 and the child on the
+// last CPU, so the host's write syscalls do not include the child's run; one at a time, both
+// on CPU 0 (a wake-up across vCPUs costs ~100 µs here).
+const where = mode === '--seq' ? placements().shared : placements().split;
 pin(where.host);
 const conn = await placed(where.children, () => impl.connect(fixtureServer('bench-echo-server.mjs')), where.host);
 try {
