@@ -115,8 +115,10 @@ export class HostRouter {
  * (the public name), whichever path the question took.
  */
 export function forCall(handlers: HostHandlers, toolCall: { name: string; arguments: object }): HostHandlers {
-  const out: HostHandlers = {};
   const { elicitation, sampling, roots } = handlers;
+  // No copy per call for a caller that handles nothing.
+  if (!elicitation && !sampling && !roots) return handlers;
+  const out: HostHandlers = {};
   if (elicitation) out.elicitation = (request, ctx) => elicitation(request, { ...ctx, toolCall });
   if (sampling) out.sampling = (request, ctx) => sampling(request, { ...ctx, toolCall });
   if (roots) out.roots = (ctx) => roots({ ...ctx, toolCall });

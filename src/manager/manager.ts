@@ -539,7 +539,8 @@ export class McpServerManager extends EventEmitter {
     return this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
   }
 
-  private async callIn(
+  // Not async on the way to a known tool: each async layer costs a call more turns of the microtask queue.
+  private callIn(
     view: ReadonlySet<string> | undefined,
     name: string,
     args: Record<string, unknown>,
@@ -547,10 +548,21 @@ export class McpServerManager extends EventEmitter {
     filter?: ToolPredicate,
     caller: Caller = this.router.root,
   ): Promise<CallToolResult> {
-    this.assertOpen();
+    if (this.closing) return Promise.reject(this.closedError());
     // A known tool needs no routing wait, so no budget: the request gets the call's own options.
     const known = this.index.resolve(name);
-    if (known && (!view || view.has(known.server))) return await this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter, caller);
+    if (known && (!view || view.has(known.server))) return this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter, caller);
+    return this.callRouted(view, name, args, options, filter, caller);
+  }
+
+  private async callRouted(
+    view: ReadonlySet<string> | undefined,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    filter: ToolPredicate | undefined,
+    caller: Caller,
+  ): Promise<CallToolResult> {
     // The call's time-outs cover the start that routing may wait for, too.
     const budget = new CallBudget(options);
     const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
@@ -638,13 +650,12 @@ export class McpServerManager extends EventEmitter {
     const leave = this.router.enter(slot.name, caller, toolCall);
     try {
       const result = await slot.run(
-        async (client, touch, left) => {
+        (client, touch, left) => {
           // The definition is known once the server has started (its tools are listed first).
           const definition = this.index.definition(slot.name, tool)?.tool;
           if (definition) checkArguments(slot.name, definition, args, publicName);
-          const answer = await client.callTool(tool, args, copyWith(withActivity(left, touch, slot), 'handlers', forCall(caller.handlers, toolCall)));
-          if (definition) checkResult(slot.name, definition, answer);
-          return answer;
+          const answer = client.callTool(tool, args, copyWith(withActivity(left, touch, slot), 'handlers', forCall(caller.handlers, toolCall)));
+          return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(slot.name, definition, result), result));
         },
         options,
         this.tracing && { method: 'tools/call', target: tool },
@@ -751,7 +762,11 @@ export class McpServerManager extends EventEmitter {
   }
 
   private assertOpen(): void {
-    if (this.closing) throw new McpError('closed', 'the manager was shut down', {});
+    if (this.closing) throw this.closedError();
+  }
+
+  private closedError(): McpError {
+    return new McpError('closed', 'the manager was shut down', {});
   }
 
   private sessionCore(): SessionCore {

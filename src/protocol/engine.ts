@@ -59,8 +59,10 @@ export interface RequestEngineOptions {
  */
 export class RequestEngine {
   readonly errors: SessionErrors;
-  private readonly pending = new PendingRequests((request, why) =>
-    this.cancel(request.id, why === 'total' ? this.errors.timeout(request, request.totalTimeoutMs!, ' in total') : this.errors.timeout(request, request.timeoutMs)),
+  private readonly pending = new PendingRequests(
+    (request, why) =>
+      this.cancel(request.id, why === 'total' ? this.errors.timeout(request, request.totalTimeoutMs!, ' in total') : this.errors.timeout(request, request.timeoutMs)),
+    (request, signal) => this.cancel(request.id, this.errors.cancelled(request, signal)),
   );
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
@@ -147,13 +149,9 @@ export class RequestEngine {
         deadline: now + timeoutMs,
         totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
         scope: request.scope,
+        signal,
       };
       if (request.silentCancel) silent.add(record);
-      if (signal) {
-        record.signal = signal;
-        record.onAbort = () => this.cancel(id, this.errors.cancelled(record, signal));
-        signal.addEventListener('abort', record.onAbort, { once: true });
-      }
       this.pending.add(record);
       request.onId?.(id);
       const withProgress = request.withProgress ?? options.onProgress !== undefined;
