@@ -156,12 +156,15 @@ export class RequestEngine {
       request.onId?.(id);
       const withProgress = request.withProgress ?? options.onProgress !== undefined;
       const sent = withProgress ? copyWith(params, '_meta', copyWith(params._meta as object | undefined, 'progressToken', id)) : params;
-      this.channel.send({ jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage).catch((error: unknown) => {
+      const failed = (error: unknown): void => {
         // A message that could not be delivered fails alone; a dead channel fails everything through onClose.
         if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
         if (!this.pending.take(id)) return;
         reject(error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
-      });
+      };
+      const message = { jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage;
+      if (this.channel.post) this.channel.post(message, failed);
+      else this.channel.send(message).catch(failed);
     });
   }
 

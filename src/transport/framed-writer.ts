@@ -31,6 +31,8 @@ export interface WriterOptions {
 
 type RequestId = number | string;
 
+const nothing = (): void => {};
+
 /** `maxQueuedBytes` with its default filled in; `invalid-config` when it is not a positive integer. */
 export function resolveMaxQueuedBytes(options: WriterOptions | undefined): number {
   const value = options?.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
@@ -110,26 +112,29 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
    * are already waiting — neither ends the writer — and with the stream's error once it fails.
    */
   write(message: Message): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let frame: string;
-      try {
-        frame = this.encode(message);
-      } catch (error) {
-        // Only this message is bad (a BigInt, a cycle); the stream is fine, so this is no writer error.
-        return reject(
-          new McpError('protocol-error', `${serverLabel(this.server)}cannot send a message that is not JSON: ${(error as Error).message ?? error}`, {
-            ...this.fields(),
-            cause: error,
-          }),
-        );
-      }
-      const id = 'method' in message && 'id' in message ? (message.id as RequestId | undefined) : undefined;
-      const write: PendingWrite = { frame, bytes: 0, id, message, resolve, reject };
-      if (this.failure !== undefined) this.reject(write, this.failure);
-      else if (this.ending) this.reject(write, new Error('cannot write a message: the writer was ended'));
-      else if (this.congested) this.enqueue(write, reject);
-      else this.writeNow(write);
-    });
+    return new Promise<void>((resolve, reject) => this.post(message, reject, resolve));
+  }
+
+  /** {@link write} with callbacks instead of a promise: `failed` gets what `write` would reject with. */
+  post(message: Message, failed: (error: Error) => void, done: () => void = nothing): void {
+    let frame: string;
+    try {
+      frame = this.encode(message);
+    } catch (error) {
+      // Only this message is bad (a BigInt, a cycle); the stream is fine, so this is no writer error.
+      return failed(
+        new McpError('protocol-error', `${serverLabel(this.server)}cannot send a message that is not JSON: ${(error as Error).message ?? error}`, {
+          ...this.fields(),
+          cause: error,
+        }),
+      );
+    }
+    const id = 'method' in message && 'id' in message ? (message.id as RequestId | undefined) : undefined;
+    const write: PendingWrite = { frame, bytes: 0, id, message, resolve: done, reject: failed };
+    if (this.failure !== undefined) this.reject(write, this.failure);
+    else if (this.ending) this.reject(write, new Error('cannot write a message: the writer was ended'));
+    else if (this.congested) this.enqueue(write, failed);
+    else this.writeNow(write);
   }
 
   /**

@@ -84,13 +84,25 @@ export class StdioChannel extends ChannelEvents implements Channel {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.closeReason) return Promise.reject(this.closeReason);
-    return this.writer.write(message as Message).catch((error: unknown) => {
-      // A message that cannot be encoded fails alone; any other write failure means the pipe is gone.
-      if (error instanceof McpError) throw error;
-      void this.peerGone();
-      throw this.closeReason ?? new McpError('peer-eof', `${this.prefix}the server closed its stdin`, { server: this.options.name });
-    });
+    return new Promise((resolve, reject) => this.deliver(message, reject, resolve));
+  }
+
+  post(message: JsonRpcMessage, failed: (error: unknown) => void): void {
+    this.deliver(message, failed);
+  }
+
+  private deliver(message: JsonRpcMessage, failed: (error: unknown) => void, done?: () => void): void {
+    if (this.closeReason) return failed(this.closeReason);
+    this.writer.post(
+      message as Message,
+      (error) => {
+        // A message that cannot be encoded fails alone; any other write failure means the pipe is gone.
+        if (error instanceof McpError) return failed(error);
+        void this.peerGone();
+        failed(this.closeReason ?? new McpError('peer-eof', `${this.prefix}the server closed its stdin`, { server: this.options.name }));
+      },
+      done,
+    );
   }
 
   onStderr(listener: (line: string) => void): Disposable {
