@@ -21,6 +21,7 @@ import {
 import { paginate } from './paginate.js';
 import {
   CallToolResultSchema,
+  isPlainCallToolResult,
   CompleteResultSchema,
   CreateMessageResultSchema,
   DiscoverResultSchema,
@@ -456,7 +457,10 @@ export class McpClient extends EventEmitter {
     withProgress?: boolean,
     scope: RequestScope = { handlers: options.handlers },
   ): Promise<z.infer<S>> {
-    if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, phase, label, withProgress, scope }, options);
+    if (this.negotiated?.era !== '2026') {
+      const accepts = (schema as z.ZodType) === CallToolResultSchema ? isPlainCallToolResult : undefined;
+      return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, scope }, options);
+    }
     return this.callModern(method, params, schema, phase, options, label, withProgress, scope);
   }
 

@@ -28,6 +28,8 @@ export interface OutgoingRequest {
   params: Record<string, unknown>;
   /** Validates the result; without one the raw result is resolved. */
   schema?: z.ZodType;
+  /** A quick check that, when it holds, stands for `schema` (the result is taken as it is). */
+  accepts?: (result: unknown) => boolean;
   phase: McpPhase;
   /** How messages name it: `tools/call "echo"`. Default: the method. */
   label?: string;
@@ -140,6 +142,7 @@ export class RequestEngine {
         label,
         phase,
         schema: request.schema,
+        accepts: request.accepts,
         timeoutMs,
         totalTimeoutMs: options.maxTotalTimeout,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
@@ -208,7 +211,7 @@ export class RequestEngine {
     const request = this.pending.take(id);
     if (!request) return;
     if (error !== undefined && error !== null) return request.reject(this.errors.rpc(request, error));
-    if (!request.schema) return request.resolve(result);
+    if (!request.schema || request.accepts?.(result)) return request.resolve(result);
     const parsed = request.schema.safeParse(result);
     if (parsed.success) request.resolve(parsed.data);
     else request.reject(this.errors.fromIssues(request, parsed.error));

@@ -10,6 +10,8 @@ export interface PendingRequest {
   readonly phase: McpPhase;
   /** Validates the result; none: the raw result is handed back (the 2026 era checks `resultType` first). */
   readonly schema?: z.ZodType;
+  /** A quick check that, when it holds, stands for `schema`. */
+  readonly accepts?: (result: unknown) => boolean;
   readonly timeoutMs: number;
   readonly totalTimeoutMs?: number;
   readonly resetTimeoutOnProgress: boolean;

@@ -55,6 +55,21 @@ export const CallToolResultSchema = z.looseObject({
   _meta: meta,
 });
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Whether a result is a tool result of text blocks that {@link CallToolResultSchema} would
+ * take as it is: checked by hand in a fraction of zod's time, since most results are such.
+ * False sends the result to the schema, which decides (and names what is wrong).
+ */
+export function isPlainCallToolResult(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const { content, structuredContent, isError, _meta } = value;
+  if (!Array.isArray(content)) return false;
+  for (const block of content) if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+  return (structuredContent === undefined || isRecord(structuredContent)) && (isError === undefined || typeof isError === 'boolean') && (_meta === undefined || isRecord(_meta));
+}
+
 export const ResourceSchema = z.looseObject({
   uri: z.string(),
   name: z.string(),
