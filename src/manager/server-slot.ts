@@ -22,7 +22,7 @@ export interface SlotHost {
   /** A start listed these tools from the live server. */
   toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
   /** Where the server's calls and starts are counted; it outlives the slot across reloads. */
-  readonly metrics?: MetricsRecorder;
+  readonly metrics: MetricsRecorder;
   /** Spans for starts and requests, when `@opentelemetry/api` is installed. */
   readonly tracing?: Tracing;
   /** The slot this one replaced in a reload: no start begins before it has shut down, so two processes of a server never overlap. */
@@ -69,7 +69,6 @@ export class ServerSlot {
   private readonly retired = new WeakMap<McpClient, Retired>();
   private failures = 0;
   private retryAt = 0;
-  private started = 0;
   private active = 0;
   /** The start in flight has written nothing to stderr yet: a time-out then may be a package runner downloading. */
   private startSilent = false;
@@ -115,7 +114,7 @@ export class ServerSlot {
       transport: remote?.transport ?? 'stdio',
       ...(remote ? { url: remote.url } : {}),
       ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
-      restarts: this.host.metrics?.restarts ?? Math.max(0, this.started - 1),
+      restarts: this.host.metrics.restarts,
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
   }
@@ -164,7 +163,7 @@ export class ServerSlot {
     label?: RequestLabel,
   ): Promise<T> {
     const metrics = this.host.metrics;
-    const began = metrics?.begin() ?? 0;
+    const began = metrics.begin();
     const tracing = this.host.tracing;
     let span: TraceHandle | undefined;
     // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
@@ -194,14 +193,14 @@ export class ServerSlot {
         });
       }
       const result = await request(client, this.touch, left);
-      metrics?.end(began);
+      metrics.end(began);
       span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
       return result;
     } catch (error) {
       if (client && lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
       const reported = client ? this.fromOldConnection(client, error) : error;
       const failure = reported instanceof McpError ? reported : undefined;
-      metrics?.end(began, failure?.code ?? 'protocol-error');
+      metrics.end(began, failure?.code ?? 'protocol-error');
       span?.end(failure);
       throw reported;
     } finally {
@@ -364,12 +363,11 @@ export class ServerSlot {
       throw told;
     }
     span?.end();
-    this.host.metrics?.started(performance.now() - began);
-    this.started++;
+    this.host.metrics.started(performance.now() - began);
     this.failures = 0;
     this.lastError = undefined;
     this.client = client;
-    this.host.metrics?.connected(client.traffic);
+    this.host.metrics.connected(client.traffic);
     this.watch(client);
     this.setState('ready');
     this.armIdle();
@@ -466,7 +464,7 @@ export class ServerSlot {
 
   /** Stops the timers of a connection the slot no longer has. */
   private quiet(): void {
-    this.host.metrics?.connected(undefined);
+    this.host.metrics.connected(undefined);
     clearTimeout(this.idleTimer);
     this.health?.close();
     this.health = undefined;
