@@ -84,14 +84,10 @@ export class StdioChannel extends ChannelEvents implements Channel {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    return new Promise((resolve, reject) => this.deliver(message, reject, resolve));
+    return new Promise((resolve, reject) => this.post(message, reject, resolve));
   }
 
-  post(message: JsonRpcMessage, failed: (error: unknown) => void): void {
-    this.deliver(message, failed);
-  }
-
-  private deliver(message: JsonRpcMessage, failed: (error: unknown) => void, done?: () => void): void {
+  post(message: JsonRpcMessage, failed: (error: unknown) => void, done?: () => void): void {
     if (this.closeReason) return failed(this.closeReason);
     this.writer.post(
       message as Message,
