@@ -117,7 +117,7 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     const tiers = this.nameMatches(query);
     for (const id of tiers.keys()) if (scores[id] === 0) touched[touchedCount++] = id;
     let best = 0;
-    for (let i = 0; i < touchedCount; i++) best = Math.max(best, scores[touched[i]]);
+    if (tiers.size > 0) for (let i = 0; i < touchedCount; i++) best = Math.max(best, scores[touched[i]]);
     // Name tiers sit above every BM25 score of this query, so the score order is the rank order.
     const ranked: { id: number; score: number }[] = [];
     for (let i = 0; i < touchedCount; i++) {
