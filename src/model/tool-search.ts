@@ -1,4 +1,5 @@
 import type { Tool } from '../protocol/types.js';
+import { PostingList } from './posting-list.js';
 import { synonymsOf, tokenize } from './tokenize.js';
 
 /** What the index ranks: a tool under its public name, with its server and its own definition. */
@@ -48,13 +49,17 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
   private readonly docs: (Doc<T> | undefined)[] = [];
   private readonly free: number[] = [];
   private readonly byServer = new Map<string, { source: readonly T[]; ids: number[] }>();
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly postings = new Map<string, PostingList>();
   private readonly byKey = new Map<string, number[]>();
   /** Each raw-name key with one character deleted, for near-exact matches (symmetric delete). */
   private readonly byDeletion = new Map<string, number[]>();
   private totalLength = 0;
   private count = 0;
   private scratch = new Float64Array(0);
+  private touchedScratch = new Int32Array(0);
+  /** Each doc's BM25 length normalisation, K1 · (1 − B + B · length / average); stale after any change. */
+  private norms = new Float64Array(0);
+  private normsStale = true;
 
   /** Tools indexed. */
   get size(): number {
@@ -69,7 +74,7 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     const current = this.byServer.get(server);
     if (current?.source === tools) return;
     if (current) {
-      for (const id of current.ids) this.remove(id);
+      this.removeAll(current.ids);
       this.byServer.delete(server);
     }
     if (tools) this.byServer.set(server, { source: tools, ids: tools.map((t) => this.add(t)) });
@@ -83,9 +88,15 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
       const doc = this.docs[id]!;
       return (!options.servers || options.servers.has(doc.entry.server)) && (!options.accept || options.accept(doc.entry));
     };
-    const scores = this.scratch.length >= this.docs.length ? this.scratch : (this.scratch = new Float64Array(this.docs.length * 2));
-    const touched: number[] = [];
-    const average = this.totalLength / this.count;
+    if (this.scratch.length < this.docs.length) {
+      this.scratch = new Float64Array(this.docs.length * 2);
+      this.touchedScratch = new Int32Array(this.docs.length * 2);
+    }
+    const scores = this.scratch;
+    // Each doc enters `touched` once, when its score first leaves 0 (every term adds a positive amount).
+    const touched = this.touchedScratch;
+    let touchedCount = 0;
+    const norms = this.currentNorms();
     const terms = new Map<string, number>();
     for (const term of tokenize(query)) {
       terms.set(term, 1);
@@ -95,22 +106,28 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
       const posting = this.postings.get(term);
       if (!posting) continue;
       const idf = weight * Math.log(1 + (this.count - posting.size + 0.5) / (posting.size + 0.5));
-      for (const [id, tf] of posting) {
-        const length = this.docs[id]!.length;
-        if (scores[id] === 0) touched.push(id);
-        scores[id] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / average));
+      const { ids, tfs, size } = posting;
+      for (let i = 0; i < size; i++) {
+        const id = ids[i];
+        const tf = tfs[i];
+        if (scores[id] === 0) touched[touchedCount++] = id;
+        scores[id] += (idf * tf * (K1 + 1)) / (tf + norms[id]);
       }
     }
     const tiers = this.nameMatches(query);
-    for (const id of tiers.keys()) if (scores[id] === 0) touched.push(id);
+    for (const id of tiers.keys()) if (scores[id] === 0) touched[touchedCount++] = id;
     let best = 0;
-    for (const id of touched) best = Math.max(best, scores[id]);
+    if (tiers.size > 0) for (let i = 0; i < touchedCount; i++) best = Math.max(best, scores[touched[i]]);
     // Name tiers sit above every BM25 score of this query, so the score order is the rank order.
     const ranked: { id: number; score: number }[] = [];
-    for (const id of touched) {
-      const score = scores[id] + (tiers.get(id) ?? 0) * (best + 1);
+    for (let i = 0; i < touchedCount; i++) {
+      const id = touched[i];
+      const score = tiers.size === 0 ? scores[id] : scores[id] + (tiers.get(id) ?? 0) * (best + 1);
       scores[id] = 0;
-      if (score > 0 && usable(id)) insertTop(ranked, { id, score }, limit, this.docs);
+      if (score <= 0) continue;
+      // Most docs fall below a full list's last score: skip them before the filter and the insertion.
+      if (ranked.length === limit && score < ranked[limit - 1].score) continue;
+      if (usable(id)) insertTop(ranked, { id, score }, limit, this.docs);
     }
     return ranked.map(({ id, score }) => ({ ...this.docs[id]!.entry, score }));
   }
@@ -140,28 +157,50 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     this.totalLength += doc.length;
     for (const [term, tf] of terms) {
       let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = new Map()));
-      posting.set(id, tf);
+      if (!posting) this.postings.set(term, (posting = new PostingList()));
+      posting.add(id, tf);
     }
+    this.normsStale = true;
     for (const key of keys) push(this.byKey, key, id);
     for (const variant of deletions(keys[0])) push(this.byDeletion, variant, id);
     return id;
   }
 
-  private remove(id: number): void {
-    const doc = this.docs[id];
-    if (!doc) return;
-    for (const term of doc.terms.keys()) {
+  /** Removes a server's docs, compacting each posting list they were in once rather than once per doc. */
+  private removeAll(ids: readonly number[]): void {
+    const removed = new Set<number>();
+    const dirty = new Set<string>();
+    for (const id of ids) {
+      const doc = this.docs[id];
+      if (!doc) continue;
+      removed.add(id);
+      for (const term of doc.terms.keys()) dirty.add(term);
+      for (const key of doc.keys) pull(this.byKey, key, id);
+      for (const variant of deletions(doc.keys[0])) pull(this.byDeletion, variant, id);
+      this.totalLength -= doc.length;
+      this.count--;
+      this.docs[id] = undefined;
+      this.free.push(id);
+    }
+    for (const term of dirty) {
       const posting = this.postings.get(term)!;
-      posting.delete(id);
+      posting.removeAll(removed);
       if (posting.size === 0) this.postings.delete(term);
     }
-    for (const key of doc.keys) pull(this.byKey, key, id);
-    for (const variant of deletions(doc.keys[0])) pull(this.byDeletion, variant, id);
-    this.totalLength -= doc.length;
-    this.count--;
-    this.docs[id] = undefined;
-    this.free.push(id);
+    this.normsStale = true;
+  }
+
+  /** The docs' length normalisations for the current average length, recomputed only after a change. */
+  private currentNorms(): Float64Array {
+    if (!this.normsStale && this.norms.length >= this.docs.length) return this.norms;
+    if (this.norms.length < this.docs.length) this.norms = new Float64Array(this.docs.length * 2);
+    const average = this.totalLength / this.count;
+    for (let id = 0; id < this.docs.length; id++) {
+      const doc = this.docs[id];
+      if (doc) this.norms[id] = K1 * (1 - B + (B * doc.length) / average);
+    }
+    this.normsStale = false;
+    return this.norms;
   }
 
   /** Docs whose name the query is (tier 2) or nearly is (tier 1), when the query is one word. */

@@ -83,4 +83,22 @@ describe('tool search index', () => {
     expect(local.search('gamma')).toEqual([]);
     expect(local.search('fourth')[0].tool.name).toBe('delta');
   });
+
+  it('scores after replacing and removing servers equal those of an index built fresh with the same tools', () => {
+    const make = (server: string, n: number, word: string) =>
+      Array.from({ length: n }, (_, i) => tool(server, `${word}_item_${i}`, `${word} the item number ${i} of ${server}`, { [word]: {} }));
+    const updated = new ToolSearchIndex();
+    updated.update('a', make('a', 30, 'read'));
+    updated.update('b', make('b', 20, 'write'));
+    updated.update('c', make('c', 10, 'read'));
+    updated.update('a', make('a', 5, 'write')); // replaced: its old postings must be gone
+    updated.update('c', undefined);
+    const fresh = new ToolSearchIndex();
+    fresh.update('a', make('a', 5, 'write'));
+    fresh.update('b', make('b', 20, 'write'));
+    for (const query of ['read item', 'write item', 'item number 3', 'write_item_4', 'wrte_item_4']) {
+      expect(updated.search(query, { limit: 30 })).toEqual(fresh.search(query, { limit: 30 }));
+    }
+    expect(updated.search('read')).toEqual([]);
+  });
 });
