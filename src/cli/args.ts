@@ -39,7 +39,7 @@ export interface GlobalOptions {
   verbose: boolean;
 }
 
-export type Invocation = { action: 'help' } | { action: 'version' } | { action: 'run'; command: Command; options: GlobalOptions };
+type Invocation = { action: 'help' } | { action: 'version' } | { action: 'run'; command: Command; options: GlobalOptions };
 
 export const USAGE = `lazy-mcp — many MCP servers as one lazy, shared pool
 
@@ -196,7 +196,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
 }
 
 /** Whether the call's arguments were written as `key=value` pairs rather than one JSON object. */
-export function arePairs(args: readonly string[]): boolean {
+function arePairs(args: readonly string[]): boolean {
   return args.length > 0 && !args[0].trimStart().startsWith('{') && args.every((arg) => /^[^=]+=/.test(arg));
 }
 

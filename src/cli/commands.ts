@@ -3,7 +3,7 @@ import { type ContentBlock, type ManagedTool, McpError, type McpServerManager, t
 import { claimedServerPart, serverOfPublicName, serverPrefixes } from '../manager/tool-names.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
 import { type Colours, plain } from './colour.js';
-import { describeContent, errorJson, firstLine, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from './format.js';
+import { describeContent, firstLine, formatCallResult, formatReadResult, oneLine, statusJson, table, toolErrorText } from './format.js';
 import type { Reporter } from './reporter.js';
 import { closest, didYouMean } from './suggest.js';
 import { pairsToArguments } from './tool-arguments.js';
@@ -130,7 +130,7 @@ async function withSuggestions(error: unknown, name: string, ctx: CommandContext
 }
 
 /** Public names a mistyped one may have meant: same raw tool name, same tool under a close server part, or a close spelling. */
-export function suggestNames(name: string, tools: readonly ManagedTool[]): string[] {
+function suggestNames(name: string, tools: readonly ManagedTool[]): string[] {
   const toolPart = /^mcp__.+?__(.+)$/.exec(name)?.[1];
   const exact = tools.filter((t) => t.tool.name === name || (toolPart !== undefined && (t.tool.name === toolPart || t.name.endsWith(`__${toolPart}`)))).map((t) => t.name);
   return [...new Set([...exact, ...closest(name, tools.map((t) => t.name))])].slice(0, 3);
@@ -212,10 +212,7 @@ async function showStatus(ctx: CommandContext): Promise<number> {
   await ctx.manager.listTools();
   const status = ctx.manager.status();
   if (ctx.json) {
-    const out = Object.fromEntries(
-      Object.entries(status).map(([server, { lastError, ...rest }]) => [server, { ...rest, ...(lastError ? { lastError: errorJson(lastError) } : {}) }]),
-    );
-    ctx.print(JSON.stringify(out, null, 2));
+    ctx.print(JSON.stringify(statusJson(status), null, 2));
   } else {
     const rows = Object.entries(status).map(([server, s]) => [server, s.state, s.tools === undefined ? '-' : String(s.tools), s.lastError ? oneLine(s.lastError.message) : '']);
     ctx.print(table(['SERVER', 'STATE', 'TOOLS', 'ERROR'], rows, ctx.width, header(ctx)));

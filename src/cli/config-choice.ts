@@ -6,13 +6,13 @@ import { CONFIG_ENV_VARIABLE, discoverConfig, type DiscoveryOptions, type HostNa
 import { UsageError } from './args.js';
 
 /** Which config the command line asks for: a file, an application's, or the default lookup. */
-export interface ConfigRequest {
+interface ConfigRequest {
   config?: string;
   from?: HostName;
 }
 
 /** The config chosen, and a few words on how (for `--verbose`). */
-export interface ChosenConfig {
+interface ChosenConfig {
   file: ConfigFile;
   origin: string;
 }

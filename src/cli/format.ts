@@ -1,4 +1,4 @@
-import type { CallToolResult, ContentBlock, McpError, ReadResourceResult, UnknownContentBlock } from '../index.js';
+import type { CallToolResult, ContentBlock, McpError, ReadResourceResult, ServerMetrics, ServerStatus, UnknownContentBlock } from '../index.js';
 
 /** Narrowest last column worth wrapping into; below it lines are cut instead. */
 const MIN_WRAP_WIDTH = 16;
@@ -131,6 +131,16 @@ export function formatReadResult(result: ReadResourceResult): string {
 }
 
 /** An error as JSON: its message is not an enumerable property, so it is spelled out. */
-export function errorJson(error: McpError): { code: string; message: string; phase?: string } {
+function errorJson(error: McpError): { code: string; message: string; phase?: string } {
   return { code: error.code, message: error.message, ...(error.phase === undefined ? {} : { phase: error.phase }) };
+}
+
+/** `status --json`: each server's status with its last error spelled out, and its figures when `metrics` are given. */
+export function statusJson(status: Readonly<Record<string, ServerStatus>>, metrics?: Readonly<Record<string, ServerMetrics>>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(status).map(([server, { lastError, ...rest }]) => [
+      server,
+      { ...rest, ...(lastError ? { lastError: errorJson(lastError) } : {}), ...(metrics ? { metrics: metrics[server] } : {}) },
+    ]),
+  );
 }

@@ -3,6 +3,7 @@
 // status is set (never process.exit()) so pending output is flushed.
 import { EXIT, parseCommandLine, USAGE, UsageError } from './args.js';
 import { packageVersion } from './environment.js';
+import { errorRecord } from './reporter.js';
 
 /** Runs one command line and resolves to the exit status. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -14,7 +15,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     // --json asks for errors as JSON too, even when the rest of the line could not be read.
-    if (argv.includes('--json')) process.stderr.write(`${JSON.stringify({ error: { code: 'usage', message: error.message } })}\n`);
+    if (argv.includes('--json')) process.stderr.write(`${JSON.stringify({ error: errorRecord(error) })}\n`);
     else process.stderr.write(`lazy-mcp: ${error.message} (see lazy-mcp --help)\n`);
     return EXIT.usage;
   }

@@ -1,14 +1,15 @@
 import type { McpServerManager, ManagerEvents, Progress } from '../index.js';
-import { McpError } from '../index.js';
+// Not from index.js: main.ts reports usage errors with errorRecord before the runtime is loaded.
+import { McpError } from '../errors.js';
 import { type Colours, plain } from './colour.js';
 import { oneLine } from './format.js';
 
 /** Where the reporter writes: stderr, or a fake stream in tests. */
-export interface TextSink {
+interface TextSink {
   write(text: string): unknown;
 }
 
-export interface ReporterOptions {
+interface ReporterOptions {
   /** Show servers starting ("starting fs… ready in 84 ms") and call progress. */
   progress: boolean;
   /** Stream server stderr and log messages; show stacks and error details. */

@@ -86,6 +86,6 @@ export async function run(command: Command, options: GlobalOptions): Promise<num
 const USAGE_CODES: ReadonlySet<string> = new Set(['invalid-config', 'unknown-server', 'unknown-tool', 'invalid-arguments']);
 
 /** 2 for a usage or config error (a name that does not exist included), else 1. */
-export function exitStatusOf(error: unknown): number {
+function exitStatusOf(error: unknown): number {
   return error instanceof UsageError || (error instanceof McpError && USAGE_CODES.has(error.code)) ? EXIT.usage : EXIT.failed;
 }

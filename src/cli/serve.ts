@@ -8,7 +8,7 @@ import { EXIT, UsageError } from './args.js';
 import { bundledConfigPath, packageVersion, prepareEnvironment } from './environment.js';
 import { oneLine } from './format.js';
 
-export const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
+const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
 
 Usage:
   lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--verbose]

@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { ManagerEvents, ServerMetrics, ServerStatus } from '../index.js';
 import type { CommandContext } from './commands.js';
-import { errorJson, formatBytes, oneLine, table } from './format.js';
+import { formatBytes, oneLine, statusJson, table } from './format.js';
 
 /** Moves to the top left and clears the screen, so each refresh replaces the last. */
 const CLEAR = '\x1b[H\x1b[2J';
 
-export interface WatchOptions {
+interface WatchOptions {
   intervalMs: number;
   /** Its end (Ctrl-D, a closed pipe) ends the watch. Default: stdin. */
   input?: Readable;
@@ -50,15 +50,7 @@ export async function watchStatus(ctx: CommandContext, options: WatchOptions): P
 function frame(ctx: CommandContext, redraw: boolean, intervalMs: number): string {
   const status = ctx.manager.status();
   const metrics = ctx.manager.metrics();
-  if (ctx.json) {
-    const servers = Object.fromEntries(
-      Object.entries(status).map(([server, { lastError, ...rest }]) => [
-        server,
-        { ...rest, ...(lastError ? { lastError: errorJson(lastError) } : {}), metrics: metrics[server] },
-      ]),
-    );
-    return JSON.stringify({ at: new Date().toISOString(), servers });
-  }
+  if (ctx.json) return JSON.stringify({ at: new Date().toISOString(), servers: statusJson(status, metrics) });
   const rows = Object.entries(status).map(([server, s]) => row(server, s, metrics[server]));
   const header = ['SERVER', 'STATE', 'PID', 'CALLS', 'ERRORS', 'NOW', 'P50', 'P95', 'P99', 'STARTS', 'IN', 'OUT', 'LAST ERROR'];
   const title = `lazy-mcp status at ${new Date().toLocaleTimeString()}, every ${formatMs(intervalMs)}; Ctrl-C to quit`;

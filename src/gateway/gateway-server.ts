@@ -1,5 +1,6 @@
 import { McpError } from '../errors.js';
 import type { McpServerManager } from '../manager/manager.js';
+import { methodNotFound } from '../manager/host-handlers.js';
 import type { ToolSession } from '../manager/session.js';
 import type { ToolFilter } from '../manager/tool-filter.js';
 import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
@@ -8,7 +9,7 @@ import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.j
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
 import { ALL_PROTOCOL_VERSIONS, type CallOptions, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
-import { INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
 import { HttpServerChannel } from './http-server-channel.js';
 import { complete } from './completion.js';
@@ -96,6 +97,12 @@ export class Gateway {
     return this.connections.size;
   }
 
+  /** @internal A session of the pool over the gateway's servers and tools, its questions going to `handlers`. */
+  session(handlers: HostHandlers): ToolSession {
+    const { servers, tools } = this.options;
+    return this.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
+  }
+
   /** Closes every client connection (the manager is the caller's). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -136,16 +143,8 @@ export class GatewayConnection {
     private readonly channel: Channel,
     private readonly onEnd: () => void,
   ) {
-    const { options } = gateway;
-    this.session = gateway.manager.session({
-      ...(options.servers ? { servers: options.servers } : {}),
-      ...(options.tools ? { tools: options.tools } : {}),
-      // A backend's question about this client's call goes to this client, and to no other.
-      handlers: {
-        elicitation: (request, ctx) => this.ask('elicitation', 'elicitation/create', request, ctx) as Promise<ElicitResult>,
-        sampling: (request, ctx) => this.ask('sampling', 'sampling/createMessage', request, ctx) as Promise<CreateMessageResult>,
-      },
-    });
+    // A backend's question about this client's call goes to this client, and to no other.
+    this.session = gateway.session(askingHandlers(() => this.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)));
     this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
     this.subscriptions.push(this.engine.onClose(() => this.ended()));
     this.register();
@@ -228,15 +227,11 @@ export class GatewayConnection {
   }
 
   /**
-   * Asks this client a backend's question. Legacy clients that declared the capability get
-   * the request itself; one that did not declines an elicitation and has no sampling. (A
-   * 2026 client that declared one is asked through input_required rounds: see withRounds.)
+   * Asks this legacy client a backend's question it declared the capability for (see
+   * askingHandlers). A 2026 client that declared one is asked through input_required
+   * rounds: see withRounds.
    */
-  private async ask(kind: 'elicitation' | 'sampling', method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
-    if (this.clientCapabilities[kind] === undefined) {
-      if (kind === 'elicitation') return { action: 'decline' };
-      throw notDeclared(kind);
-    }
+  private async ask(method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     // On HTTP the question travels on the stream of the call it is about, when that is known.
     const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
     const channel = this.channel;
@@ -266,11 +261,7 @@ export class GatewayConnection {
   }
 
   private async callTool(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
-    const { name, arguments: args } = params;
-    if (typeof name !== 'string') throw rpcFailure(INVALID_PARAMS, `tools/call needs a tool "name" string, got ${JSON.stringify(name) ?? 'nothing'}`);
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      throw rpcFailure(INVALID_PARAMS, `tools/call "arguments" must be an object, got ${JSON.stringify(args)}`);
-    }
+    const { name, args: argsObject } = nameAndArguments('tools/call', 'tool', params);
     const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     const onProgress =
       typeof token === 'string' || typeof token === 'number'
@@ -279,7 +270,6 @@ export class GatewayConnection {
             this.engine.notify('notifications/progress', body, { relatedTo: ctx.id }).catch(() => undefined);
           }
         : undefined;
-    const argsObject = (args ?? {}) as Record<string, unknown>;
     const rounds = this.withRounds(`tools/call ${JSON.stringify(name)}`, params, ctx, onProgress, (session, options) => this.runTool(session, name, argsObject, options));
     if (rounds) return rounds;
     const inner = this.gateway.options.search ? argsObject.arguments : undefined;
@@ -339,14 +329,7 @@ export class GatewayConnection {
     declared: { elicitation?: unknown; sampling?: unknown },
     work: (session: ToolSession) => Promise<object>,
   ): Promise<Record<string, unknown>> {
-    const { servers, tools } = this.gateway.options;
-    const handlers: HostHandlers = {
-      elicitation: (request, ctx) =>
-        declared.elicitation === undefined ? Promise.resolve({ action: 'decline' }) : (call.ask('elicitation/create', request, ctx.signal) as Promise<ElicitResult>),
-      sampling: (request, ctx) =>
-        declared.sampling === undefined ? Promise.reject(notDeclared('sampling')) : (call.ask('sampling/createMessage', request, ctx.signal) as Promise<CreateMessageResult>),
-    };
-    const session = this.gateway.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
+    const session = this.gateway.session(askingHandlers(() => declared, (method, request, ctx) => call.ask(method, request, ctx.signal)));
     try {
       return (await work(session)) as Record<string, unknown>;
     } finally {
@@ -360,12 +343,8 @@ export class GatewayConnection {
   }
 
   private async getPrompt(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
-    const { name, arguments: args } = params;
-    if (typeof name !== 'string') throw rpcFailure(INVALID_PARAMS, `prompts/get needs a prompt "name" string, got ${JSON.stringify(name) ?? 'nothing'}`);
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      throw rpcFailure(INVALID_PARAMS, `prompts/get "arguments" must be an object, got ${JSON.stringify(args)}`);
-    }
-    const promptArgs = (args ?? {}) as Record<string, string>;
+    const { name, args } = nameAndArguments('prompts/get', 'prompt', params);
+    const promptArgs = args as Record<string, string>;
     const rounds = this.withRounds(`prompts/get ${JSON.stringify(name)}`, params, ctx, undefined, (session, options) => session.getPrompt(name, promptArgs, options));
     return rounds ?? ((await this.session.getPrompt(name, promptArgs, { signal: ctx.signal })) as unknown as Record<string, unknown>);
   }
@@ -419,7 +398,31 @@ export class GatewayConnection {
   }
 }
 
-function notDeclared(kind: string): McpError {
-  const method = kind === 'sampling' ? 'sampling/createMessage' : 'elicitation/create';
-  return new McpError('rpc-error', `Method not found: ${method} (the gateway's client did not declare ${kind})`, { rpc: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` } });
+/**
+ * The handlers that put a backend's questions to a gateway client through `ask`, for what
+ * it declared (read at the time of asking): an undeclared elicitation is declined, an
+ * undeclared sampling is "method not found".
+ */
+function askingHandlers(
+  declared: () => { elicitation?: unknown; sampling?: unknown },
+  ask: (method: string, request: object, ctx: HostRequestContext) => Promise<unknown>,
+): HostHandlers {
+  return {
+    elicitation: (request, ctx) =>
+      declared().elicitation === undefined ? Promise.resolve({ action: 'decline' }) : (ask('elicitation/create', request, ctx) as Promise<ElicitResult>),
+    sampling: (request, ctx) =>
+      declared().sampling === undefined
+        ? Promise.reject(methodNotFound('sampling/createMessage', "the gateway's client did not declare sampling"))
+        : (ask('sampling/createMessage', request, ctx) as Promise<CreateMessageResult>),
+  };
+}
+
+/** The `name` and `arguments` of a tools/call or prompts/get, checked; absent arguments are `{}`. */
+function nameAndArguments(method: string, noun: string, params: Record<string, unknown>): { name: string; args: Record<string, unknown> } {
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string') throw rpcFailure(INVALID_PARAMS, `${method} needs a ${noun} "name" string, got ${JSON.stringify(name) ?? 'nothing'}`);
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw rpcFailure(INVALID_PARAMS, `${method} "arguments" must be an object, got ${JSON.stringify(args)}`);
+  }
+  return { name, args: (args ?? {}) as Record<string, unknown> };
 }

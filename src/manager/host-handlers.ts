@@ -135,8 +135,10 @@ function definedOnly(handlers: HostHandlers): HostHandlers {
   return out;
 }
 
-function methodNotFound(method: string): McpError {
-  return new McpError('rpc-error', `Method not found: ${method}`, { rpc: { code: -32601, message: `Method not found: ${method}` } });
+/** The "method not found" answer to a server's question nobody handles; `why`, when given, is told in the message (not on the wire). */
+export function methodNotFound(method: string, why?: string): McpError {
+  const message = `Method not found: ${method}`;
+  return new McpError('rpc-error', why === undefined ? message : `${message} (${why})`, { rpc: { code: -32601, message } });
 }
 
 /** Rejects handler options that are not functions, naming the field and the value. */

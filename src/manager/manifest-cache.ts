@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { lstat, open, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeDir } from '../fs/make-dir.js';
 import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer } from './config.js';
 import { isListingFreshness, type ListingFreshness } from './freshness.js';
@@ -222,30 +223,10 @@ export class ManifestCache {
     await rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(server, `cannot remove the tool cache of server "${server}"`, error));
   }
 
-  /**
-   * Creates the cache folder and its missing parents one `mkdir` at a time. Not
-   * `mkdir({ recursive: true })`: on Node 20 that spins a thread-pool thread forever on
-   * some paths (a cacheDir under /proc/self/root/proc), and the write behind it never ends.
-   */
+  /** Creates the cache folder once; a failed write makes the next one try again. */
   private async makeDir(): Promise<void> {
     if (this.dirMade) return;
-    const missing: string[] = [];
-    for (let dir = resolve(this.dir); ; dir = dirname(dir)) {
-      try {
-        await mkdir(dir, { mode: 0o700 });
-        break;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') break;
-        if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
-        missing.push(dir);
-      }
-    }
-    for (const dir of missing.reverse()) {
-      await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      });
-    }
+    await makeDir(this.dir, 0o700);
     this.dirMade = true;
   }
 

@@ -1,5 +1,5 @@
 import type { Prompt } from '../protocol/types.js';
-import { closest } from './tool-index.js';
+import { closest, nameAgain } from './tool-index.js';
 import { publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
 
 /** A prompt as the manager offers it: its public name, its server, and the server's own definition. */
@@ -43,15 +43,7 @@ export class PromptIndex {
   reconfigure(servers: readonly string[]): string[] {
     const before = this.prefixes;
     this.prefixes = serverPrefixes(servers);
-    const renamed: string[] = [];
-    for (const [server, managed] of [...this.byServer]) {
-      if (!this.prefixes.has(server)) this.clear(server);
-      else if (before.get(server) !== this.prefixes.get(server)) {
-        this.set(server, managed.map((m) => m.prompt));
-        renamed.push(server);
-      }
-    }
-    return renamed;
+    return nameAgain(this.byServer, before, this.prefixes, (server) => this.clear(server), (server, managed) => this.set(server, managed.map((m) => m.prompt)));
   }
 
   clear(server: string): void {

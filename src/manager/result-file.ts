@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDir } from '../fs/make-dir.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { SavedResult } from '../model/result-limits.js';
 import { sanitize } from './tool-names.js';
@@ -17,7 +18,7 @@ export async function saveResult(stateDir: string, server: string, tool: string,
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const file = join(dir, `${stamp}-${sanitize(server).slice(0, 40)}-${sanitize(tool).slice(0, 60)}-${randomBytes(4).toString('hex')}.${plain ? 'txt' : 'json'}`);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDir(dir, 0o700);
     await chmod(dir, 0o700);
     await writeFile(file, plain ? (result.content[0] as { text: string }).text : JSON.stringify(result, null, 2), { mode: 0o600, flag: 'wx' });
     return { path: file };

@@ -88,16 +88,7 @@ export class ToolIndex {
     const before = this.prefixes;
     this.prefixes = serverPrefixes(servers);
     this.filters = filters;
-    const renamed: string[] = [];
-    for (const server of [...this.byServer.keys()]) {
-      const raw = this.raw.get(server);
-      if (!raw || !this.prefixes.has(server)) this.clear(server);
-      else if (before.get(server) !== this.prefixes.get(server)) {
-        this.set(server, raw);
-        renamed.push(server);
-      }
-    }
-    return renamed;
+    return nameAgain(this.raw, before, this.prefixes, (server) => this.clear(server), (server, raw) => this.set(server, raw));
   }
 
   /** Whether the server's config lets this raw tool name through. */
@@ -168,6 +159,29 @@ function tooDeep(server: string, tool: string): McpError {
     `${serverLabel(server)}tool ${JSON.stringify(tool)} was left out: its definition nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`,
     { server, phase: 'tools/list' },
   );
+}
+
+/**
+ * A reload's pass over an index's known listings: a server no longer configured (absent
+ * from `after`) is forgotten, one whose server part changed is named again from its
+ * listing. Returns the servers named again. `after` must already be the index's prefixes.
+ */
+export function nameAgain<T>(
+  listings: ReadonlyMap<string, T>,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  forget: (server: string) => void,
+  name: (server: string, listing: T) => void,
+): string[] {
+  const renamed: string[] = [];
+  for (const [server, listing] of [...listings]) {
+    if (!after.has(server)) forget(server);
+    else if (before.get(server) !== after.get(server)) {
+      name(server, listing);
+      renamed.push(server);
+    }
+  }
+  return renamed;
 }
 
 /** The `limit` values whose keys are within a bounded edit distance of `query`, best first. */

@@ -226,6 +226,30 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
     cleanups.push(() => client.close());
     expect(textOf((await client.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] })).toContain('decline');
   });
+
+  it("a client that declared elicitation but not sampling: a backend's sampling is method not found, in either era", async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: { hf: fixture('host-features.mjs') } }, { capabilities: { elicitation: true, sampling: true } });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [legacySide, legacyServerSide] = createMemoryChannelPair();
+    gateway.connect(legacyServerSide);
+    const legacy = await McpClient.over(legacySide, { protocolVersion: '2025-11-25', handlers: { elicitation: async () => ({ action: 'accept', content: { name: 'Ada' } }) } });
+    cleanups.push(() => legacy.close());
+    const [modernSide, modernServerSide] = createMemoryChannelPair();
+    gateway.connect(modernServerSide);
+    const modern = new Client({ name: 'asks-only', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    modern.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }));
+    await modern.connect(new ChannelTransport(modernSide));
+    cleanups.push(() => modern.close());
+    // The fixture's tool answers with what its sampling request got back: here the JSON-RPC error.
+    const legacyAnswer = JSON.parse(textOf(await legacy.callTool('mcp__hf__sample', { q: 'hi' })));
+    const modernAnswer = JSON.parse(textOf((await modern.callTool({ name: 'mcp__hf__sample', arguments: { q: 'hi' } })) as { content: unknown[] }));
+    for (const answer of [legacyAnswer, modernAnswer]) expect(answer).toMatchObject({ error: { code: -32601, message: 'Method not found: sampling/createMessage' } });
+    // Elicitation, which both declared, still reaches them.
+    expect(textOf(await legacy.callTool('mcp__hf__ask', {}))).toContain('Ada');
+    expect(textOf((await modern.callTool({ name: 'mcp__hf__ask', arguments: {} })) as { content: unknown[] })).toContain('Ada');
+  });
 });
 
 describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)', (era) => {

@@ -18,7 +18,8 @@ const recordingMeters = {
   }),
 } as unknown as MeterProvider;
 
-describe('Tracing', () => {
+/** For the describe it is called in: a global tracer provider whose spans are kept in memory, and the recording meters. */
+function recordSpans(): InMemorySpanExporter {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   beforeAll(() => {
@@ -30,6 +31,11 @@ describe('Tracing', () => {
     metrics.disable();
     await provider.shutdown();
   });
+  return exporter;
+}
+
+describe('Tracing', () => {
+  const exporter = recordSpans();
   beforeEach(() => {
     exporter.reset();
     recorded.length = 0;
@@ -66,18 +72,8 @@ describe('Tracing', () => {
 });
 
 describe('Tracing in the manager', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const exporter = recordSpans();
   let manager: McpServerManager | undefined;
-  beforeAll(() => {
-    trace.setGlobalTracerProvider(provider);
-    metrics.setGlobalMeterProvider(recordingMeters);
-  });
-  afterAll(async () => {
-    trace.disable();
-    metrics.disable();
-    await provider.shutdown();
-  });
   afterEach(async () => {
     await manager?.shutdown();
   });
