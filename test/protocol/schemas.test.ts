@@ -42,6 +42,9 @@ describe('isPlainCallToolResult', () => {
     fc.assert(
       fc.property(fc.oneof({ weight: 4, arbitrary: result }, json), (value) => {
         if (!isPlainCallToolResult(value)) return;
+        // zod copies a record by assignment, which turns an own `__proto__` key into the
+        // copy's prototype; the check keeps the key JSON.parse made, pinned separately below.
+        if (JSON.stringify(value).includes('"__proto__"')) return;
         taken++;
         const parsed = CallToolResultSchema.safeParse(value);
         expect(parsed.success).toBe(true);
@@ -51,5 +54,13 @@ describe('isPlainCallToolResult', () => {
     );
     // The property is about values the check takes: enough of them must come up.
     expect(taken).toBeGreaterThan(100);
+  });
+
+  it('keeps an own __proto__ key as the data the server sent, never as a prototype', () => {
+    const value = JSON.parse('{"content":[],"structuredContent":{"__proto__":{"polluted":1}}}');
+    expect(isPlainCallToolResult(value)).toBe(true);
+    expect(Object.getPrototypeOf(value.structuredContent)).toBe(Object.prototype);
+    expect(Object.keys(value.structuredContent)).toEqual(['__proto__']);
+    expect(value.structuredContent.polluted).toBeUndefined();
   });
 });
