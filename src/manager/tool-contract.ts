@@ -4,7 +4,7 @@ import type { CallToolResult, Tool } from '../protocol/types.js';
 
 // A tool's schemas hold both sides to the contract: the arguments a model wrote before
 // anything is sent, the server's structured result when it comes back. Schemas are
-// compiled once per tool definition (cached by identity) and never fetch a remote `$ref`;
+// compiled once (cached by identity, and by text across the process) and never fetch a remote `$ref`;
 // one that cannot be compiled here is not enforced, rather than refuse what the server accepts.
 
 /** Rejects arguments that do not fit the tool's `inputSchema` with a message a model can act on. */

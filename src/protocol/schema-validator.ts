@@ -67,17 +67,39 @@ const compiledWithDefaults = new WeakMap<object, CompiledSchema | null>();
  */
 export function compileSchema(schema: unknown, options: { useDefaults?: boolean } = {}): CompiledSchema | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
-  const cache = options.useDefaults ? compiledWithDefaults : compiled;
+  const useDefaults = options.useDefaults ?? false;
+  const cache = useDefaults ? compiledWithDefaults : compiled;
   const known = cache.get(schema);
   if (known !== undefined) return known ?? undefined;
-  const result = compileUncached(schema as Record<string, unknown>, options.useDefaults ?? false);
+  const result = compileByText(schema as Record<string, unknown>, useDefaults);
   cache.set(schema, result ?? null);
   return result;
 }
 
+/**
+ * Compiled schemas by their text, across the process: a re-listing (or another manager)
+ * brings equal schemas as new objects, and compiling costs a millisecond or more a tool.
+ */
+const byText = new Map<string, CompiledSchema | null>();
+const MAX_BY_TEXT = 1024;
+
+function compileByText(schema: Record<string, unknown>, useDefaults: boolean): CompiledSchema | undefined {
+  if (nestsDeeperThan(schema, MAX_SCHEMA_DEPTH)) return undefined;
+  const text = JSON.stringify(schema);
+  if (text.length > MAX_SCHEMA_CHARS) return undefined;
+  const key = `${useDefaults ? 'd' : 'n'}${text}`;
+  let result = byText.get(key);
+  if (result === undefined) {
+    result = compileUncached(schema, useDefaults) ?? null;
+    // Oldest first out: a bounded map, however many servers come and go.
+    if (byText.size >= MAX_BY_TEXT) byText.delete(byText.keys().next().value as string);
+    byText.set(key, result);
+  }
+  return result ?? undefined;
+}
+
 function compileUncached(schema: Record<string, unknown>, useDefaults: boolean): CompiledSchema | undefined {
   try {
-    if (nestsDeeperThan(schema, MAX_SCHEMA_DEPTH) || JSON.stringify(schema).length > MAX_SCHEMA_CHARS) return undefined;
     const { $schema: _declared, ...body } = schema;
     const validate: ValidateFunction = engine(dialectOf(schema), useDefaults).compile(body);
     return {

@@ -24,8 +24,11 @@ describe('compileSchema', () => {
     expect(compileSchema(nested)!.check({ items: [{ id: 1 }, {}] })).toEqual([{ path: 'items[1].id', message: 'is required' }]);
   });
 
-  it('compiles each schema once', () => {
+  it('compiles each schema once, an equal one listed again as a new object too', () => {
     expect(compileSchema(schema)).toBe(compileSchema(schema));
+    expect(compileSchema(structuredClone(schema))).toBe(compileSchema(schema));
+    // Filling in defaults changes what `check` does: it is compiled apart.
+    expect(compileSchema(schema, { useDefaults: true })).not.toBe(compileSchema(schema));
   });
 
   it('reads 2020-12 by default and draft-07 when the schema says so', () => {
