@@ -62,6 +62,8 @@ export class ManifestCache {
   /** Settles when the writer has done the change in hand and moved on; never rejects. */
   private draining: Promise<void> | undefined;
   private dirMade = false;
+  /** Each server's file as this cache last read or wrote it, to leave a file alone that would not change. */
+  private readonly onDisk = new Map<string, { text: string; savedAt: string }>();
 
   constructor(
     private readonly dir: string,
@@ -118,12 +120,23 @@ export class ManifestCache {
       this.onProblem(server, `ignoring the tool cache of server "${server}" (${this.fileOf(server)}): unknown format`);
       return undefined;
     }
+    this.onDisk.set(server, { text, savedAt: entry.savedAt });
     return entry.key === key ? entry : undefined;
   }
 
-  /** Queues the server's tools to be written; returns at once (a write never delays a call). */
+  /**
+   * Queues the server's tools to be written; returns at once (a write never delays a call).
+   * What the file holds already (but for the date) is not written again.
+   */
   save(server: string, key: string, serverVersion: string, tools: Tool[], extras: ManifestExtras = {}): void {
-    this.enqueue(server, { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...extras });
+    const entry: ManifestEntry = { format: FORMAT, server, key, serverVersion, savedAt: '', tools, ...extras };
+    const disk = this.onDisk.get(server);
+    if (disk && !this.pending.has(server) && this.writing?.server !== server) {
+      entry.savedAt = disk.savedAt;
+      if (JSON.stringify(entry) === disk.text) return;
+    }
+    entry.savedAt = new Date().toISOString();
+    this.enqueue(server, entry);
   }
 
   /** Queues the removal of the server's entry; returns at once. */
@@ -148,6 +161,8 @@ export class ManifestCache {
   }
 
   private enqueue(server: string, value: Pending): void {
+    // Until the writer has done this change, the file is not known.
+    this.onDisk.delete(server);
     // Only the latest change matters: an older one still queued is replaced, and the server goes to the back.
     this.pending.delete(server);
     this.pending.set(server, value);
@@ -186,9 +201,11 @@ export class ManifestCache {
         const buffer = Buffer.alloc(Math.min(info.size, MAX_CACHE_FILE_BYTES) + 1);
         let length = 0;
         while (length < buffer.length) {
-          const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-          if (bytesRead === 0) break;
+          const wanted = buffer.length - length;
+          const { bytesRead } = await handle.read(buffer, length, wanted, length);
           length += bytesRead;
+          // A regular file reads short only at its end: no second read to learn that.
+          if (bytesRead < wanted) break;
         }
         if (length > MAX_CACHE_FILE_BYTES) return void tooBig(length);
         return buffer.toString('utf8', 0, length);
@@ -210,8 +227,10 @@ export class ManifestCache {
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       await this.makeDir();
-      await writeFile(temp, JSON.stringify(entry), { mode: 0o600, flag: 'wx' });
+      const text = JSON.stringify(entry);
+      await writeFile(temp, text, { mode: 0o600, flag: 'wx' });
       await rename(temp, file);
+      this.onDisk.set(server, { text, savedAt: entry.savedAt });
     } catch (error) {
       this.dirMade = false;
       this.onProblem(server, `cannot write the tool cache of server "${server}"`, error);
