@@ -446,8 +446,10 @@ export class McpServerManager extends EventEmitter {
       for (const session of [...this.sessions]) session.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
       const slots = [...this.slots.values(), ...this.retiring];
-      // Cache writes queued by now get the same time (at most a second), so a manager made next finds them.
-      await Promise.all([...slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)), this.catalog.flushed(Math.min(grace, 1000))]);
+      await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      // Then the cache writes queued by now (a listing that landed during the stop among
+      // them) get at most a second more, so a manager made next finds them.
+      await this.catalog.flushed(Math.min(grace, 1000));
     })();
     return this.closing;
   }
@@ -646,14 +648,17 @@ export class McpServerManager extends EventEmitter {
       // A filtered tool does not exist for the caller: the server is never asked.
       throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
     }
+    // Arguments that do not fit are refused before anything starts, when the tool is known.
+    const known = this.index.definition(slot.name, tool)?.tool;
+    if (known) checkArguments(slot.name, known, args, publicName);
     const toolCall = { name: publicName ?? tool, arguments: args };
     const leave = this.router.enter(slot.name, caller, toolCall);
     try {
       const result = await slot.run(
         (client, touch, left) => {
-          // The definition is known once the server has started (its tools are listed first).
+          // Else the definition is known once the server has started (it lists its tools first).
           const definition = this.index.definition(slot.name, tool)?.tool;
-          if (definition) checkArguments(slot.name, definition, args, publicName);
+          if (definition && definition !== known) checkArguments(slot.name, definition, args, publicName);
           const answer = client.callTool(tool, args, copyWith(withActivity(left, touch, slot), 'handlers', forCall(caller.handlers, toolCall)));
           return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(slot.name, definition, result), result));
         },
@@ -672,8 +677,10 @@ export class McpServerManager extends EventEmitter {
       return cutResult(result, maxResultBytes, saved);
     } catch (error) {
       if (error instanceof McpError && disownsTool(error, tool)) {
-        // The server disowned a tool we listed: what we know of its tools is stale.
-        this.catalog.invalidate(slot.name);
+        // The server disowned a tool we listed. A listing on its way (a start ready on known
+        // tools) shows what it has now; else what we know of its tools is stale.
+        await slot.listed;
+        if (this.index.definition(slot.name, tool)) this.catalog.invalidate(slot.name);
         throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(publicName ?? tool)} (it answered: ${error.rpc?.message})`, {
           server: slot.name,
           phase: 'tools/call',
@@ -828,7 +835,12 @@ export class McpServerManager extends EventEmitter {
       toolsListed: async (server, client, tools) => {
         if (!current()) return;
         await this.catalog.listed(this.slot(server), client, tools);
-        this.subscriptions.reconnected(server, client);
+      },
+      knowsTools: (server, client) => current() && this.catalog.knowsTools(server, client),
+      relistFailed: (server, error) =>
+        this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the known tools list: listing it live failed: ${(error as Error).message ?? error}` }),
+      connected: (server, client) => {
+        if (current()) this.subscriptions.reconnected(server, client);
       },
       auth: (server) => {
         const entry = this.slot(server).entry;

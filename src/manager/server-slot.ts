@@ -21,6 +21,16 @@ export interface SlotHost {
   stateChanged(server: string, from: ServerState, to: ServerState): void;
   /** A start listed these tools from the live server. */
   toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void>;
+  /**
+   * Whether the tools known of this server (an earlier connection's, or the cache's, for
+   * the same server version and era) may stand until the live listing lands: the start is
+   * then ready after the handshake, and lists beside the calls that woke it.
+   */
+  knowsTools(server: string, client: McpClient): boolean;
+  /** The live listing of a start that was ready on known tools failed; they stay. */
+  relistFailed(server: string, error: unknown): void;
+  /** A start's connection is ready: what was made on the last one (subscriptions) is made again. */
+  connected(server: string, client: McpClient): void;
   /** Where the server's calls and starts are counted; it outlives the slot across reloads. */
   readonly metrics: MetricsRecorder;
   /** Spans for starts and requests, when `@opentelemetry/api` is installed. */
@@ -74,6 +84,8 @@ export class ServerSlot {
   private startSilent = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private health: HealthMonitor | undefined;
+  /** The live listing of a start that was ready on known tools, until it lands; never rejects. */
+  private relisting: Promise<void> | undefined;
   /** Set while {@link drain} waits for the calls in flight to end. */
   private onIdle: (() => void) | undefined;
   lastError: McpError | undefined;
@@ -287,6 +299,8 @@ export class ServerSlot {
       before?.abort.abort();
       const client = this.client;
       await this.begin('shutdown', async () => {
+        // A listing on its way lands first (within the grace), so the cache learns what it says.
+        if (this.relisting) await withinMs(this.relisting, Math.min(graceMs ?? RELIST_GRACE_MS, RELIST_GRACE_MS));
         await Promise.all([client && this.retire(client, 'shutdown', graceMs), before?.done.catch(() => undefined)]);
       });
     })();
@@ -325,6 +339,7 @@ export class ServerSlot {
     let client: McpClient | undefined;
     let began = 0;
     let span: TraceHandle | undefined;
+    let early = false;
     try {
       await this.host.predecessor;
       if (signal.aborted) throw this.closedError();
@@ -346,10 +361,13 @@ export class ServerSlot {
       const onAbort = () => void live.close();
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const tools = client.capabilities.tools ? await client.listTools() : [];
-        if (signal.aborted) throw this.closedError();
-        await this.host.toolsListed(this.name, client, tools);
-        if (signal.aborted) throw this.closedError();
+        early = client.capabilities.tools !== undefined && this.host.knowsTools(this.name, client);
+        if (!early) {
+          const tools = client.capabilities.tools ? await client.listTools() : [];
+          if (signal.aborted) throw this.closedError();
+          await this.host.toolsListed(this.name, client, tools);
+          if (signal.aborted) throw this.closedError();
+        }
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
@@ -369,10 +387,37 @@ export class ServerSlot {
     this.client = client;
     this.host.metrics.connected(client.traffic);
     this.watch(client);
+    this.host.connected(this.name, client);
+    if (early) this.relistBeside(client);
     this.setState('ready');
     this.armIdle();
     this.watchHealth(client);
     return client;
+  }
+
+  /**
+   * Lists the tools of a start that was ready on known ones, once the calls waiting for
+   * the start are written: their answers need not wait for the listing's.
+   */
+  private relistBeside(client: McpClient): void {
+    const listing: Promise<void> = new Promise((resolve) => setImmediate(resolve))
+      .then(() => client.listTools())
+      .then(
+        (tools) => (this.client === client ? this.host.toolsListed(this.name, client, tools) : undefined),
+        (error: unknown) => {
+          if (this.client === client && client.isOpen) this.host.relistFailed(this.name, error);
+        },
+      )
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.relisting === listing) this.relisting = undefined;
+      });
+    this.relisting = listing;
+  }
+
+  /** Settles once the live listing of a start ready on known tools has landed (at once if none is due). Never rejects. */
+  get listed(): Promise<void> {
+    return this.relisting ?? Promise.resolve();
   }
 
   private async openChannel(signal: AbortSignal): Promise<Channel> {
@@ -521,4 +566,13 @@ function lostAuthorization(error: unknown): boolean {
   if (!(error instanceof McpError) || error.code !== 'auth-required') return false;
   const status = error.status ?? (error.cause instanceof McpError ? error.cause.status : undefined);
   return status !== 403;
+}
+
+/** Longest a shutdown waits for a live listing on its way. */
+const RELIST_GRACE_MS = 1000;
+
+/** Settles when `promise` does or after `ms`, whichever is first. Never rejects. */
+function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }

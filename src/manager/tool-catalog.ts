@@ -102,6 +102,8 @@ export class ToolCatalog {
   /** The way to a listing `known` reads, `list` (re)fetches on the running server: see {@link toolsOf}. */
   private async listingOf<T>(slot: ServerSlot, listing: Listing, known: () => T[] | undefined, list: (client: McpClient) => Promise<void>): Promise<T[]> {
     const asked = clock();
+    // A live listing on its way (a start ready on known tools) is what a caller wants.
+    await slot.listed;
     let have = known();
     if (!have) {
       await this.cached(slot);
@@ -191,6 +193,21 @@ export class ToolCatalog {
   /** Resolves once the cache writes queued so far are on disk, or after `ms`. Never rejects. */
   flushed(ms: number): Promise<void> {
     return this.cache ? this.cache.flushed(ms) : Promise.resolve();
+  }
+
+  /**
+   * Whether a start may be ready on the tools known already: indexed and fresh, and the
+   * server is the one they were listed from (same version, same era). Its live listing
+   * then follows the first calls (see {@link listed}).
+   */
+  knowsTools(server: string, client: McpClient): boolean {
+    return (
+      this.index.toolsOf(server) !== undefined &&
+      this.fresh(server, 'tools', clock()) &&
+      this.eras.get(server) === client.era &&
+      this.versions.get(server) === client.serverInfo.version &&
+      !this.distrusted.has(server)
+    );
   }
 
   /** The era a server spoke when last seen (this manager or the cache), for `ConnectOptions.era`; undefined: probe. */
