@@ -9,23 +9,24 @@ export const MAX_JSON_DEPTH = 256;
 
 /**
  * Whether `value` nests objects or arrays more than `limit` levels deep (a scalar is 0, `{}`
- * is 1). Iterative, so any depth is safe to ask about; a cycle counts as too deep.
+ * is 1). The walk stops one level past `limit`, so any depth is safe to ask about for a
+ * `limit` the stack holds (it runs on every tool result: no arrays made on the way); a
+ * cycle counts as too deep.
  */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const nodes: object[] = [value];
-  const depths: number[] = [1];
-  while (nodes.length > 0) {
-    const node = nodes.pop() as object;
-    const depth = depths.pop() as number;
-    if (depth > limit) return true;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) {
-      if (child !== null && typeof child === 'object') {
-        nodes.push(child);
-        depths.push(depth + 1);
-      }
-    }
+  return value !== null && typeof value === 'object' && deeper(value, limit - 1);
+}
+
+/** Whether `node` has objects nested more than `room` levels below it. */
+function deeper(node: object, room: number): boolean {
+  if (room < 0) return true;
+  if (Array.isArray(node)) {
+    for (const child of node) if (child !== null && typeof child === 'object' && deeper(child, room - 1)) return true;
+    return false;
+  }
+  for (const key in node) {
+    const child = (node as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object' && deeper(child, room - 1)) return true;
   }
   return false;
 }
