@@ -157,6 +157,20 @@ interface RequestScope {
 
 type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
 
+/** A 2026 request that takes more than one round: what each round is sent with (see `callModern`). */
+interface ModernCall<S extends z.ZodType> {
+  began: number;
+  method: string;
+  params: Record<string, unknown>;
+  schema: S;
+  accepts: ((value: unknown) => boolean) | undefined;
+  phase: McpPhase;
+  options: RequestOptions;
+  label: string;
+  withProgress: boolean | undefined;
+  scope: RequestScope;
+}
+
 /**
  * One MCP session over one {@link Channel}, in either protocol era: negotiation, typed
  * requests with timeouts, cancellation and progress, the 2026 multi round-trip requests,
@@ -486,7 +500,7 @@ export class McpClient extends EventEmitter {
     return this.engine.request(request, options).then((raw) => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
-      return this.inputRounds(decoded, began, method, params, schema, accepts, phase, options, label, withProgress, scope);
+      return this.inputRounds(decoded, { began, method, params, schema, accepts, phase, options, label, withProgress, scope });
     });
   }
 
@@ -513,19 +527,8 @@ export class McpClient extends EventEmitter {
   }
 
   /** The rounds after an `input_required` answer, until a complete result (see {@link callModern}). */
-  private async inputRounds<S extends z.ZodType>(
-    answered: Extract<ModernResult, { kind: 'input_required' }>,
-    began: number,
-    method: string,
-    params: Record<string, unknown>,
-    schema: S,
-    accepts: ((value: unknown) => boolean) | undefined,
-    phase: McpPhase,
-    options: RequestOptions,
-    label: string,
-    withProgress: boolean | undefined,
-    scope: RequestScope,
-  ): Promise<z.infer<S>> {
+  private async inputRounds<S extends z.ZodType>(answered: Extract<ModernResult, { kind: 'input_required' }>, call: ModernCall<S>): Promise<z.infer<S>> {
+    const { began, method, params, schema, accepts, phase, options, label, withProgress, scope } = call;
     let decoded: ModernResult = answered;
     for (let round = 1; ; round++) {
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
