@@ -1,3 +1,4 @@
+import { withinTime } from '../async/within-time.js';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
 import type { CallOptions, Tool } from '../protocol/types.js';
@@ -300,7 +301,7 @@ export class ServerSlot {
       const client = this.client;
       await this.begin('shutdown', async () => {
         // A listing on its way lands first (within the grace), so the cache learns what it says.
-        if (this.relisting) await withinMs(this.relisting, Math.min(graceMs ?? RELIST_GRACE_MS, RELIST_GRACE_MS));
+        if (this.relisting) await withinTime(this.relisting, Math.min(graceMs ?? RELIST_GRACE_MS, RELIST_GRACE_MS));
         await Promise.all([client && this.retire(client, 'shutdown', graceMs), before?.done.catch(() => undefined)]);
       });
     })();
@@ -570,9 +571,3 @@ function lostAuthorization(error: unknown): boolean {
 
 /** Longest a shutdown waits for a live listing on its way. */
 const RELIST_GRACE_MS = 1000;
-
-/** Settles when `promise` does or after `ms`, whichever is first. Never rejects. */
-function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
-}

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { withinTime } from '../async/within-time.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
 import { GroupProbe, signalGroup } from './process-group.js';
 import { resolveSpec, spawned, spawnFailed, startChild, type Child, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
@@ -110,7 +111,7 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
       child.once('exit', (code, signal) => {
         const status: ExitStatus = Object.freeze(signal ? { signal } : { exitCode: code ?? 0 });
         if (this.#closing === undefined) this.#forgetGroupWhenEmpty();
-        void raceTimeout(stderrDone, STDERR_FLUSH_MS).then(() => {
+        void withinTime(stderrDone, STDERR_FLUSH_MS).then(() => {
           this.#exitStatus = status;
           resolve(status);
           this.emit('exit', status);
@@ -157,7 +158,7 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     let empty = false;
     try {
       this.stdin.end();
-      await raceTimeout(this.exited, deadline - Date.now());
+      await withinTime(this.exited, deadline - Date.now());
       // A wrapper such as npx may be gone while what it started lives on in its group.
       while (!empty && Date.now() < deadline) {
         empty = (await withinTime(this.#group.isEmpty(), deadline - Date.now())) === true;
@@ -247,24 +248,3 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => unrefTimer(Math.max(0, ms), resolve));
 }
 
-/** `promise`'s value if it settles within `ms`, else `undefined`; never rejects. */
-async function withinTime<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = unrefTimer(Math.max(0, ms), () => resolve(undefined))));
-  try {
-    return await Promise.race([promise.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Waits for `promise`, but at most `ms`; never rejects. */
-async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = unrefTimer(Math.max(0, ms), resolve)));
-  try {
-    await Promise.race([promise.then(undefined, () => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
