@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { McpError } from '../errors.js';
 import { copyWith } from '../protocol/copy-with.js';
+import { keepListening } from '../protocol/pending-requests.js';
 import type { CallOptions, CallToolResult, Completion, GetPromptResult, PromptRef, ReadResourceResult, ResourceTemplateRef } from '../protocol/types.js';
 import type { Caller } from './host-handlers.js';
 import type { CompleteOptions, LogLevel, PoolRequests } from './pool-requests.js';
@@ -66,6 +67,7 @@ export class ToolSession {
     private readonly caller?: Caller,
   ) {
     setMaxListeners(0, this.shared.signal);
+    keepListening(this.shared.signal);
   }
 
   /** The servers this session may use; undefined means all of the manager's. */

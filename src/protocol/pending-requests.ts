@@ -34,6 +34,19 @@ interface SignalGroup {
   readonly onAbort: () => void;
 }
 
+/**
+ * Signals that cancel many requests over a long life, one after another (a session's own):
+ * their listener stays while no request uses them, so calls made one at a time do not add
+ * and remove it every time (1.5 µs a pair on Node 20). It goes when the signal aborts or
+ * the requests' session ends.
+ */
+const lasting = new WeakSet<AbortSignal>();
+
+/** Marks `signal` as one that cancels many requests over a long life: see {@link lasting}. */
+export function keepListening(signal: AbortSignal): void {
+  lasting.add(signal);
+}
+
 /** Why a request ran out of time: its timeout, or its `maxTotalTimeout`. */
 export type Expiry = 'timeout' | 'total';
 
@@ -76,11 +89,21 @@ export class PendingRequests {
     let group = this.bySignal.get(signal);
     if (!group) {
       const requests = new Set<PendingRequest>();
-      group = { requests, onAbort: () => requests.forEach((r) => this.aborted(r, signal)) };
+      group = {
+        requests,
+        onAbort: () => {
+          requests.forEach((r) => this.aborted(r, signal));
+          this.bySignal.delete(signal);
+        },
+      };
       this.bySignal.set(signal, group);
       signal.addEventListener('abort', group.onAbort, { once: true });
     }
     group.requests.add(request);
+  }
+
+  values(): IterableIterator<PendingRequest> {
+    return this.byId.values();
   }
 
   get(id: unknown): PendingRequest | undefined {
@@ -95,10 +118,7 @@ export class PendingRequests {
     this.byId.delete(request.id);
     const signal = request.signal;
     const group = signal && this.bySignal.get(signal);
-    if (group?.requests.delete(request) && group.requests.size === 0) {
-      this.bySignal.delete(signal!);
-      signal!.removeEventListener('abort', group.onAbort);
-    }
+    if (group?.requests.delete(request) && group.requests.size === 0 && !lasting.has(signal!)) this.forget(signal!, group);
     return request;
   }
 
@@ -108,9 +128,16 @@ export class PendingRequests {
       const request = this.take(id);
       if (request) request.reject(errorFor(request));
     }
+    // Only lasting signals' groups are left, all empty now.
+    for (const [signal, group] of this.bySignal) this.forget(signal, group);
     clearTimeout(this.timer);
     this.timer = undefined;
     this.armedFor = Infinity;
+  }
+
+  private forget(signal: AbortSignal, group: SignalGroup): void {
+    this.bySignal.delete(signal);
+    signal.removeEventListener('abort', group.onAbort);
   }
 
   /** Makes the timer fire no later than `deadline`; a later one it already covers. */
