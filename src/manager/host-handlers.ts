@@ -15,24 +15,15 @@ export interface DeclaredCapabilities {
   roots?: boolean;
 }
 
-interface InFlight {
-  count: number;
-  /** The tool calls among them, for the handler's context. */
-  toolCalls: Map<object, { name: string; arguments: object }>;
-}
-
 const METHODS = ['elicitation', 'sampling', 'roots'] as const;
 
 /**
- * Sends each server's question to the chat whose call caused it. A request tied to a call
- * (a 2026 input request, or a legacy request on the call's own HTTP stream) carries that
- * call's handlers by construction; a legacy request with no such tie goes to the one
- * caller with calls in flight on that server, and when there are several (or none) to the
- * manager's handlers: never a guess at another chat.
+ * The host's handlers for the servers' questions: the manager's, and each session's over
+ * them. A question tied to a call (a 2026 input request, a legacy request on the call's
+ * own HTTP stream, or the only caller with calls in flight on that server) goes to that
+ * call's caller, by the client (`RequestOptions.caller`); the rest go to the manager's.
  */
 export class HostRouter {
-  /** Per server, per caller, the calls in flight. */
-  private readonly inFlight = new Map<string, Map<Caller, InFlight>>();
   readonly root: Caller;
 
   constructor(
@@ -48,85 +39,24 @@ export class HostRouter {
     return handlers ? { handlers: { ...this.defaults, ...definedOnly(handlers) } } : this.root;
   }
 
-  /** Counts a call of `caller` on `server` until the returned function is called. */
-  enter(server: string, caller: Caller, toolCall?: { name: string; arguments: object }): () => void {
-    let callers = this.inFlight.get(server);
-    if (!callers) this.inFlight.set(server, (callers = new Map()));
-    let mine = callers.get(caller);
-    if (!mine) callers.set(caller, (mine = { count: 0, toolCalls: new Map() }));
-    mine.count++;
-    const token = {};
-    if (toolCall) mine.toolCalls.set(token, toolCall);
-    let left = false;
-    return () => {
-      if (left) return;
-      left = true;
-      mine.toolCalls.delete(token);
-      if (--mine.count > 0) return;
-      callers.delete(caller);
-      if (callers.size === 0) this.inFlight.delete(server);
-    };
-  }
-
   /**
-   * The handlers given to a server's connection for the questions no call claims: they
-   * find the caller at the time of asking. Only the methods the host declares are present,
-   * so a capability is declared exactly when the manager handles it or names it.
+   * The handlers given to a server's connection, for the questions no caller claims. Only
+   * the methods the host declares are present, so a capability is declared exactly when
+   * the manager handles it or names it; one it names without handling declines
+   * (elicitation) or is -32601 (sampling, roots without `roots`).
    */
   connectionHandlers(): HostHandlers {
     const out: HostHandlers = {};
+    const { elicitation, sampling, roots } = this.defaults;
     const has = (m: (typeof METHODS)[number]) => this.defaults[m] !== undefined || this.declared[m] === true;
-    if (has('elicitation')) {
-      out.elicitation = (request, ctx) => {
-        const { handlers, toolCall } = this.attribute(ctx.server);
-        return handlers.elicitation ? handlers.elicitation(request, withCall(ctx, toolCall)) : Promise.resolve({ action: 'decline' });
-      };
-    }
-    if (has('sampling')) {
-      out.sampling = (request, ctx) => {
-        const { handlers, toolCall } = this.attribute(ctx.server);
-        if (!handlers.sampling) return Promise.reject(methodNotFound('sampling/createMessage'));
-        return handlers.sampling(request, withCall(ctx, toolCall));
-      };
-    }
+    if (has('elicitation')) out.elicitation = elicitation ?? (() => Promise.resolve({ action: 'decline' }));
+    if (has('sampling')) out.sampling = sampling ?? (() => Promise.reject(methodNotFound('sampling/createMessage')));
     if (has('roots') || this.roots) {
-      out.roots = (ctx) => {
-        const { handlers, toolCall } = this.attribute(ctx.server);
-        if (handlers.roots) return handlers.roots(withCall(ctx, toolCall));
-        if (this.roots) return Promise.resolve(this.roots);
-        return Promise.reject(methodNotFound('roots/list'));
-      };
+      const given = this.roots;
+      out.roots = roots ?? (() => (given ? Promise.resolve(given) : Promise.reject(methodNotFound('roots/list'))));
     }
     return out;
   }
-
-  /** The caller whose question this is when that is certain, else the manager's handlers. */
-  private attribute(server: string): { handlers: HostHandlers; toolCall?: { name: string; arguments: object } } {
-    const callers = this.inFlight.get(server);
-    if (!callers || callers.size !== 1) return { handlers: this.defaults };
-    const [[caller, calls]] = callers;
-    const toolCall = calls.toolCalls.size === 1 && calls.count === 1 ? [...calls.toolCalls.values()][0] : undefined;
-    return { handlers: caller.handlers, toolCall };
-  }
-}
-
-/**
- * The handlers for one tool call: their context names the call as its caller made it
- * (the public name), whichever path the question took.
- */
-export function forCall(handlers: HostHandlers, toolCall: { name: string; arguments: object }): HostHandlers {
-  const { elicitation, sampling, roots } = handlers;
-  // No copy per call for a caller that handles nothing.
-  if (!elicitation && !sampling && !roots) return handlers;
-  const out: HostHandlers = {};
-  if (elicitation) out.elicitation = (request, ctx) => elicitation(request, { ...ctx, toolCall });
-  if (sampling) out.sampling = (request, ctx) => sampling(request, { ...ctx, toolCall });
-  if (roots) out.roots = (ctx) => roots({ ...ctx, toolCall });
-  return out;
-}
-
-function withCall(ctx: HostRequestContext, toolCall: { name: string; arguments: object } | undefined): HostRequestContext {
-  return toolCall && !ctx.toolCall ? { ...ctx, toolCall } : ctx;
 }
 
 function definedOnly(handlers: HostHandlers): HostHandlers {

@@ -17,6 +17,7 @@ import type {
   ResourceTemplate,
   ResourceTemplateRef,
   Root,
+  Tool,
 } from '../protocol/types.js';
 import { cutResult, isOverLimit } from '../model/result-limits.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
@@ -28,7 +29,7 @@ import { readConfigFile, workspaceFolderOf } from './config-text.js';
 import { diffEntries, type ReloadReport } from './config-diff.js';
 import { ConfigWatcher } from './config-watcher.js';
 import { MetricsRecorder, type ServerMetrics } from './metrics.js';
-import { type Caller, type DeclaredCapabilities, forCall, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
+import { type Caller, type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
 import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-requests.js';
 import type { ManagedPrompt } from './prompt-index.js';
 import type { ServerDescription } from './server-description.js';
@@ -36,6 +37,7 @@ import { Subscriptions } from './subscriptions.js';
 import { checkArguments, checkResult } from './tool-contract.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
+import { requestOptions } from './request-options.js';
 import { saveResult } from './result-file.js';
 import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -233,7 +235,6 @@ export class McpServerManager extends EventEmitter {
       usable: (view) => this.enabledSlots(view).filter((slot) => !slot.coolingDown),
       each: (slots, work) => this.each(slots, work),
       catalog: this.catalog,
-      router: this.router,
       subscriptions: this.subscriptions,
       note: (server, data) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
     });
@@ -616,19 +617,15 @@ export class McpServerManager extends EventEmitter {
   private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions, caller: Caller = this.router.root): Promise<ReadResourceResult> {
     this.assertOpen();
     const slot = this.slot(server, view);
-    const leave = this.router.enter(server, caller);
-    try {
-      return await slot.run(
-        (client, touch, left) => client.readResource(uri, { ...withActivity(left, touch, slot), handlers: caller.handlers }),
-        options,
-        this.tracing && { method: 'resources/read', resourceUri: uri },
-      );
-    } finally {
-      leave();
-    }
+    return slot.run(
+      (client, touch, left) => client.readResource(uri, requestOptions(left, caller, touch, slot.stopsWhenIdle)),
+      options,
+      this.tracing && { method: 'resources/read', resourceUri: uri },
+    );
   }
 
-  private async invoke(
+  // Not async: an async frame would cost every call a promise and more microtask turns.
+  private invoke(
     slot: ServerSlot,
     tool: string,
     args: Record<string, unknown>,
@@ -637,61 +634,74 @@ export class McpServerManager extends EventEmitter {
     filter?: ToolPredicate,
     caller: Caller = this.router.root,
   ): Promise<CallToolResult> {
+    const name = publicName ?? tool;
     const maxResultBytes = options.maxResultBytes ?? this.options.maxResultBytes;
-    if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
-      throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
-        server: slot.name,
-        phase: 'tools/call',
-      });
-    }
-    if (!this.index.allowed(slot.name, tool) || (filter && !filter(tool))) {
-      // A filtered tool does not exist for the caller: the server is never asked.
-      throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(publicName ?? tool)}`, { server: slot.name, phase: 'tools/call' });
-    }
-    // Arguments that do not fit are refused before anything starts, when the tool is known.
-    const known = this.index.definition(slot.name, tool)?.tool;
-    if (known) checkArguments(slot.name, known, args, publicName);
-    const toolCall = { name: publicName ?? tool, arguments: args };
-    const leave = this.router.enter(slot.name, caller, toolCall);
+    let known: Tool | undefined;
     try {
-      const result = await slot.run(
+      if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
+        throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
+          server: slot.name,
+          phase: 'tools/call',
+        });
+      }
+      if (!this.index.allowed(slot.name, tool) || (filter && !filter(tool))) {
+        // A filtered tool does not exist for the caller: the server is never asked.
+        throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(name)}`, { server: slot.name, phase: 'tools/call' });
+      }
+      // Arguments that do not fit are refused before anything starts, when the tool is known.
+      known = this.index.definition(slot.name, tool)?.tool;
+      if (known) checkArguments(slot.name, known, args, publicName);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const toolCall = { name, arguments: args };
+    return slot
+      .run(
         (client, touch, left) => {
           // Else the definition is known once the server has started (it lists its tools first).
           const definition = this.index.definition(slot.name, tool)?.tool;
           if (definition && definition !== known) checkArguments(slot.name, definition, args, publicName);
-          const answer = client.callTool(tool, args, copyWith(withActivity(left, touch, slot), 'handlers', forCall(caller.handlers, toolCall)));
+          const answer = client.callTool(tool, args, requestOptions(left, caller, touch, slot.stopsWhenIdle, toolCall));
           return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(slot.name, definition, result), result));
         },
         options,
         this.tracing && { method: 'tools/call', target: tool },
+      )
+      .then(
+        (result) => this.forCaller(slot, tool, name, result, maxResultBytes),
+        (error: unknown) => {
+          if (error instanceof McpError && disownsTool(error, tool)) return this.disowned(slot, tool, name, error);
+          throw error;
+        },
       );
-      // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
-      if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
-        throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(publicName ?? tool)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
-          server: slot.name,
-          phase: 'tools/call',
-        });
-      }
-      if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
-      const saved = await saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result);
-      return cutResult(result, maxResultBytes, saved);
-    } catch (error) {
-      if (error instanceof McpError && disownsTool(error, tool)) {
-        // The server disowned a tool we listed. A listing on its way (a start ready on known
-        // tools) shows what it has now; else what we know of its tools is stale.
-        await slot.listed;
-        if (this.index.definition(slot.name, tool)) this.catalog.invalidate(slot.name);
-        throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(publicName ?? tool)} (it answered: ${error.rpc?.message})`, {
-          server: slot.name,
-          phase: 'tools/call',
-          rpc: error.rpc,
-          cause: error,
-        });
-      }
-      throw error;
-    } finally {
-      leave();
+  }
+
+  /** A tool's result as its caller gets it: within `maxResultBytes` (the whole of it saved to a file when cut). */
+  private forCaller(slot: ServerSlot, tool: string, name: string, result: CallToolResult, maxResultBytes: number | undefined): CallToolResult | Promise<CallToolResult> {
+    // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
+    if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
+      throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(name)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
+        server: slot.name,
+        phase: 'tools/call',
+      });
     }
+    if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
+    return saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result).then((saved) => cutResult(result, maxResultBytes, saved));
+  }
+
+  /**
+   * The server disowned a tool we listed. A listing on its way (a start ready on known
+   * tools) shows what it has now; else what we know of its tools is stale.
+   */
+  private async disowned(slot: ServerSlot, tool: string, name: string, error: McpError): Promise<never> {
+    await slot.listed;
+    if (this.index.definition(slot.name, tool)) this.catalog.invalidate(slot.name);
+    throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(name)} (it answered: ${error.rpc?.message})`, {
+      server: slot.name,
+      phase: 'tools/call',
+      rpc: error.rpc,
+      cause: error,
+    });
   }
 
   /** Finds the server and raw tool behind a public name, starting at most that one server. */
@@ -874,12 +884,6 @@ function noTemplates(error: unknown): ResourceTemplate[] {
 }
 
 /** The call's options, with progress also counting as activity for idle stop (as they are when the server has none). */
-function withActivity(options: CallOptions, touch: () => void, slot: ServerSlot): CallOptions {
-  if (slot.entry.kind !== 'stdio' || slot.entry.config.idleTimeout === undefined) return options;
-  const onProgress = options.onProgress;
-  return { ...options, onProgress: (p) => (touch(), onProgress?.(p)) };
-}
-
 /**
  * Whether an error is the server saying it has no tool `tool`: MCP servers answer -32602
  * with "Unknown tool: x" or "Tool x not found". A tool's own failure that merely says

@@ -2,7 +2,8 @@ import { McpError, serverLabel } from '../errors.js';
 import type { CallOptions, Completion, GetPromptResult, PromptRef, ResourceTemplateRef } from '../protocol/types.js';
 import { abortable } from './abortable.js';
 import { CallBudget } from './call-budget.js';
-import type { Caller, HostRouter } from './host-handlers.js';
+import type { Caller } from './host-handlers.js';
+import { requestOptions } from './request-options.js';
 import type { ManagedPrompt } from './prompt-index.js';
 import type { ServerDescription } from './server-description.js';
 import type { ServerSlot } from './server-slot.js';
@@ -20,7 +21,6 @@ export interface PoolContext {
   /** Runs `work` for each slot in parallel, leaving out those that fail. */
   each<T>(slots: ServerSlot[], work: (slot: ServerSlot) => Promise<T>): Promise<T[]>;
   readonly catalog: ToolCatalog;
-  readonly router: HostRouter;
   readonly subscriptions: Subscriptions;
   /** Tells the host something it asked for did not happen as asked (a `log` event). */
   note(server: string, message: string): void;
@@ -57,12 +57,7 @@ export class PoolRequests {
     const target = await budget.wait(this.routePrompt(name, view, options.signal), `prompts/get ${JSON.stringify(name)}`, this.pool.catalog.prompts.serverOf(name));
     checkPromptArguments(target, args);
     const slot = this.pool.slot(target.server);
-    const leave = this.pool.router.enter(slot.name, caller);
-    try {
-      return await slot.run((client, _touch, left) => client.getPrompt(target.prompt.name, args, { ...left, handlers: caller.handlers }), budget.rest());
-    } finally {
-      leave();
-    }
+    return slot.run((client, touch, left) => client.getPrompt(target.prompt.name, args, requestOptions(left, caller, touch, slot.stopsWhenIdle)), budget.rest());
   }
 
   async complete(

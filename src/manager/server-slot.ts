@@ -114,6 +114,11 @@ export class ServerSlot {
     return this.entry.kind === 'stdio' || this.entry.kind === 'http';
   }
 
+  /** Whether the server is stopped after `idleTimeout` without requests (progress on one is activity). */
+  get stopsWhenIdle(): boolean {
+    return this.entry.kind === 'stdio' && this.entry.config.idleTimeout !== undefined;
+  }
+
   /** Whether calls now fail fast: `failed`, or `backoff` before its wait is over. */
   get coolingDown(): boolean {
     return this.current === 'failed' || (this.current === 'backoff' && performance.now() < this.retryAt);
@@ -170,57 +175,97 @@ export class ServerSlot {
    * too; `request` gets the options counting from the call's start (`startedAt`), and `touch` to call on
    * progress, which is activity too.
    */
-  async run<T>(
+  run<T>(
     request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
     options: CallOptions = {},
     label?: RequestLabel,
   ): Promise<T> {
-    const metrics = this.host.metrics;
-    const began = metrics.begin();
-    const tracing = this.host.tracing;
-    let span: TraceHandle | undefined;
+    const began = this.host.metrics.begin();
     // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
     this.active++;
     clearTimeout(this.idleTimer);
-    let client = this.client;
+    const client = this.client;
+    // No async frame on the way to a running server: each would cost every call a promise and more microtask turns.
+    return client ? this.send(client, request, options, label, began) : this.sendAfterStart(request, options, label, began);
+  }
+
+  private async sendAfterStart<T>(
+    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
+    options: CallOptions,
+    label: RequestLabel | undefined,
+    began: number,
+  ): Promise<T> {
+    let client: McpClient;
+    let left: CallOptions;
     try {
-      let left = options;
-      if (!client) {
-        const budget = new CallBudget(options);
-        // Aborting or running out of time stops this caller's wait for a start, not the start others share.
-        client = await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
-          throw this.current === 'starting' ? this.hinted(error, this.startSilent) : error;
-        });
-        left = budget.rest();
-      }
-      // The span covers the request from its sending on; a start it waited for has its own. No
-      // object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
-      if (tracing && label && tracing.listened) {
-        span = tracing.request({
-          method: label.method,
-          target: label.target,
-          resourceUri: label.resourceUri,
-          server: this.name,
-          transport: client.transport,
-          protocolVersion: client.protocolVersion,
-        });
-      }
-      const result = await request(client, this.touch, left);
-      metrics.end(began);
-      span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
-      return result;
+      const budget = new CallBudget(options);
+      // Aborting or running out of time stops this caller's wait for a start, not the start others share.
+      client = await budget.wait(this.ready(), 'waiting for the server to start', this.name).catch((error: unknown) => {
+        throw this.current === 'starting' ? this.hinted(error, this.startSilent) : error;
+      });
+      left = budget.rest();
     } catch (error) {
-      if (client && lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
-      const reported = client ? this.fromOldConnection(client, error) : error;
-      const failure = reported instanceof McpError ? reported : undefined;
-      metrics.end(began, failure?.code ?? 'protocol-error');
-      span?.end(failure);
-      throw reported;
-    } finally {
-      this.active--;
-      this.armIdle();
-      if (this.active === 0) this.onIdle?.();
+      throw this.requestFailed(undefined, error, began, undefined);
     }
+    return this.send(client, request, left, label, began);
+  }
+
+  /** Sends `request` on a ready client; the slot's counters settle with its answer. */
+  private send<T>(
+    client: McpClient,
+    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
+    options: CallOptions,
+    label: RequestLabel | undefined,
+    began: number,
+  ): Promise<T> {
+    const tracing = this.host.tracing;
+    // The span covers the request from its sending on; a start it waited for has its own. No
+    // object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
+    const span =
+      tracing && label && tracing.listened
+        ? tracing.request({
+            method: label.method,
+            target: label.target,
+            resourceUri: label.resourceUri,
+            server: this.name,
+            transport: client.transport,
+            protocolVersion: client.protocolVersion,
+          })
+        : undefined;
+    let answer: Promise<T>;
+    try {
+      answer = request(client, this.touch, options);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    return answer.then(
+      (result) => {
+        this.host.metrics.end(began);
+        span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
+        this.requestEnded();
+        return result;
+      },
+      (error: unknown) => {
+        throw this.requestFailed(client, error, began, span);
+      },
+    );
+  }
+
+  /** Counts a failed request and gives the error its caller gets. */
+  private requestFailed(client: McpClient | undefined, error: unknown, began: number, span: TraceHandle | undefined): unknown {
+    if (client && lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
+    const reported = client ? this.fromOldConnection(client, error) : error;
+    const failure = reported instanceof McpError ? reported : undefined;
+    this.host.metrics.end(began, failure?.code ?? 'protocol-error');
+    span?.end(failure);
+    this.requestEnded();
+    return reported;
+  }
+
+  private requestEnded(): void {
+    this.active--;
+    this.armIdle();
+    if (this.active === 0) this.onIdle?.();
   }
 
   /**

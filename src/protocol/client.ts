@@ -133,6 +133,14 @@ export interface ConnectOptions {
 export interface RequestOptions extends CallOptions {
   /** Answers the server's questions caused by this request (MRTR rounds, related legacy requests). Default: the client's. */
   handlers?: HostHandlers;
+  /**
+   * Who makes the request, compared by identity. A legacy server's question that no request
+   * claims goes to this request's `handlers` when every request in flight that names a
+   * caller names this one; else to the client's own handlers.
+   */
+  caller?: object;
+  /** How the handlers' context names this tool call (the manager gives its public name). Default: the name and arguments sent. */
+  toolCall?: { name: string; arguments: object };
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -153,6 +161,7 @@ interface Negotiated {
 interface RequestScope {
   handlers?: HostHandlers;
   toolCall?: { name: string; arguments: object };
+  caller?: object;
 }
 
 type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
@@ -333,7 +342,7 @@ export class McpClient extends EventEmitter {
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
-    const scope: RequestScope = { handlers: options.handlers, toolCall: { name, arguments: args } };
+    const scope: RequestScope = { handlers: options.handlers, toolCall: options.toolCall ?? { name, arguments: args }, caller: options.caller };
     return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, `tools/call ${JSON.stringify(name)}`, true, scope);
   }
 
@@ -470,7 +479,7 @@ export class McpClient extends EventEmitter {
     options: RequestOptions = {},
     label = method,
     withProgress?: boolean,
-    scope: RequestScope = { handlers: options.handlers },
+    scope: RequestScope = { handlers: options.handlers, caller: options.caller },
   ): Promise<z.infer<S>> {
     // The usual tool result is vouched for by hand: zod would copy it for nothing (~4 µs).
     const accepts = (schema as z.ZodType) === CallToolResultSchema ? isPlainCallToolResult : undefined;
@@ -603,6 +612,27 @@ export class McpClient extends EventEmitter {
     }
   }
 
+  /**
+   * Who a question no request claims is about: the one caller with requests in flight, when
+   * exactly one has (with its call, when it has one request in flight); several callers or
+   * none, or a capability this client did not declare: undefined, so the client's own
+   * handlers answer. Never a guess between callers.
+   */
+  private soleCaller(method: string): RequestScope | undefined {
+    const kind = INPUT_KINDS[method];
+    if (!kind || this.clientCapabilities()[kind] === undefined) return undefined;
+    let found: RequestScope | undefined;
+    let count = 0;
+    for (const request of this.engine.pendingRequests()) {
+      const scope = request.scope as RequestScope | undefined;
+      if (scope?.caller === undefined) continue;
+      if (found && found.caller !== scope.caller) return undefined;
+      found = scope;
+      count++;
+    }
+    return count > 1 ? { handlers: found!.handlers, caller: found!.caller } : found;
+  }
+
   /** Answers a server's question with the handlers of the request that caused it, else the client's. */
   private async answer(method: string, params: unknown, scope: RequestScope | undefined, signal: AbortSignal): Promise<unknown> {
     const handlers = scope?.handlers ?? this.options.handlers ?? {};
@@ -655,9 +685,11 @@ export class McpClient extends EventEmitter {
   private listenToServer(): void {
     const engine = this.engine;
     engine.onRequest('ping', () => ({}));
-    // Legacy server→client requests: the handlers of the request they relate to when the transport says so.
+    // Legacy server→client requests: the handlers of the request they relate to when the transport says so, else of the one caller in flight.
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
-      engine.onRequest(method, (params, ctx: IncomingRequestContext) => this.answer(method, params, ctx.related?.scope as RequestScope | undefined, ctx.signal));
+      engine.onRequest(method, (params, ctx: IncomingRequestContext) =>
+        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method), ctx.signal),
+      );
     }
     engine.onNotification('notifications/message', (params) => {
       const parsed = LogMessageParamsSchema.safeParse(params);

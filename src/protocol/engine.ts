@@ -95,6 +95,11 @@ export class RequestEngine {
     return this.pending.size;
   }
 
+  /** The requests still waiting for their answers. */
+  pendingRequests(): IterableIterator<PendingRequest> {
+    return this.pending.values();
+  }
+
   /** The record of a request still waiting for its answer. */
   pendingRequest(id: unknown): PendingRequest | undefined {
     return this.pending.get(id);

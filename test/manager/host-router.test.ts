@@ -12,39 +12,6 @@ describe('HostRouter', () => {
     expect(Object.keys(new HostRouter({}, {}, [{ uri: 'file:///a' }]).connectionHandlers())).toEqual(['roots']);
   });
 
-  it('sends an unclaimed question to the one caller in flight on that server, else to the manager', async () => {
-    const router = new HostRouter(named('manager'));
-    const handlers = router.connectionHandlers();
-    const one = router.caller(named('one'));
-    const two = router.caller(named('two'));
-    const ask = async (server = 's') => (await handlers.elicitation!({ message: '?' }, ctx(server))).content?.name;
-    expect(await ask()).toBe('manager');
-    const leaveOne = router.enter('s', one, { name: 'mcp__s__t', arguments: {} });
-    expect(await ask()).toBe('one');
-    expect(await ask('other')).toBe('manager');
-    const leaveTwo = router.enter('s', two);
-    expect(await ask()).toBe('manager');
-    leaveOne();
-    leaveOne(); // idempotent
-    expect(await ask()).toBe('two');
-    leaveTwo();
-    expect(await ask()).toBe('manager');
-  });
-
-  it('names the tool call only when the caller has exactly that one call in flight', async () => {
-    const seen: (string | undefined)[] = [];
-    const router = new HostRouter({}, { elicitation: true });
-    const caller = router.caller({ elicitation: async (_r, c) => (seen.push(c.toolCall?.name), { action: 'decline' }) });
-    const handlers = router.connectionHandlers();
-    const leaveA = router.enter('s', caller, { name: 'a', arguments: {} });
-    await handlers.elicitation!({ message: '?' }, ctx());
-    const leaveB = router.enter('s', caller, { name: 'b', arguments: {} });
-    await handlers.elicitation!({ message: '?' }, ctx());
-    leaveA();
-    leaveB();
-    expect(seen).toEqual(['a', undefined]);
-  });
-
   it('a session keeps the manager handlers it does not override', () => {
     const sampling: HostHandlers['sampling'] = async () => ({ role: 'assistant', content: {}, model: 'm' });
     const router = new HostRouter({ ...named('m'), sampling });
