@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { McpError, serverLabel } from '../errors.js';
 import { copyWith } from '../protocol/copy-with.js';
 import type { CallOptions } from '../protocol/types.js';

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
@@ -20,6 +21,7 @@ import {
   withEnvelope,
 } from './eras/modern.js';
 import { paginate } from './paginate.js';
+import { type Label, NamedRequest } from './session-errors.js';
 import {
   CallToolResultSchema,
   isPlainCallToolResult,
@@ -175,7 +177,7 @@ interface ModernCall<S extends z.ZodType> {
   accepts: ((value: unknown) => boolean) | undefined;
   phase: McpPhase;
   options: RequestOptions;
-  label: string;
+  label: Label;
   withProgress: boolean | undefined;
   scope: RequestScope;
 }
@@ -343,7 +345,7 @@ export class McpClient extends EventEmitter {
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
     const scope: RequestScope = { handlers: options.handlers, toolCall: options.toolCall ?? { name, arguments: args }, caller: options.caller };
-    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, `tools/call ${JSON.stringify(name)}`, true, scope);
+    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
   }
 
   listPrompts(options?: CallOptions): Promise<Prompt[]> {
@@ -351,7 +353,7 @@ export class McpClient extends EventEmitter {
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
-    return this.call('prompts/get', { name, arguments: args }, GetPromptResultSchema, 'prompts/get', options, `prompts/get ${JSON.stringify(name)}`);
+    return this.call('prompts/get', { name, arguments: args }, GetPromptResultSchema, 'prompts/get', options, new NamedRequest('prompts/get', name));
   }
 
   async complete(
@@ -443,7 +445,7 @@ export class McpClient extends EventEmitter {
     phase: McpPhase,
     options: RequestOptions = {},
     withProgress = options.onProgress !== undefined,
-    label = method,
+    label: Label = method,
   ): Promise<z.infer<S>> {
     return this.call(method, params, schema, phase, options, label, withProgress);
   }
@@ -477,13 +479,15 @@ export class McpClient extends EventEmitter {
     schema: S,
     phase: McpPhase,
     options: RequestOptions = {},
-    label = method,
+    label: Label = method,
     withProgress?: boolean,
     scope: RequestScope = { handlers: options.handlers, caller: options.caller },
+    /** `params` were made for this call: the progress token may go into them. */
+    ownsParams = false,
   ): Promise<z.infer<S>> {
     // The usual tool result is vouched for by hand: zod would copy it for nothing (~4 µs).
     const accepts = (schema as z.ZodType) === CallToolResultSchema ? isPlainCallToolResult : undefined;
-    if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, scope }, options);
+    if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, ownsParams, scope }, options);
     return this.callModern(method, params, schema, accepts, phase, options, label, withProgress, scope);
   }
 
@@ -500,12 +504,13 @@ export class McpClient extends EventEmitter {
     accepts: ((value: unknown) => boolean) | undefined,
     phase: McpPhase,
     options: RequestOptions,
-    label: string,
+    label: Label,
     withProgress: boolean | undefined,
     scope: RequestScope,
   ): Promise<z.infer<S>> {
     const began = options.startedAt ?? performance.now();
-    const request = { method, params: withEnvelope(params, this.clientInfo, this.clientCapabilities()), phase, label, withProgress, scope };
+    // The envelope is a fresh copy: the engine may add the progress token to it in place.
+    const request = { method, params: withEnvelope(params, this.clientInfo, this.clientCapabilities()), phase, label, withProgress, ownsParams: true, scope };
     return this.engine.request(request, options).then((raw) => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
@@ -520,7 +525,7 @@ export class McpClient extends EventEmitter {
     params: Record<string, unknown>,
     schema: S,
     accepts: ((value: unknown) => boolean) | undefined,
-    label: string,
+    label: Label,
     phase: McpPhase,
   ): z.infer<S> {
     if (method.endsWith('/list')) {
@@ -571,7 +576,7 @@ export class McpClient extends EventEmitter {
       const total = options.maxTotalTimeout;
       const roundOptions = { ...options, startedAt: undefined, ...(total === undefined ? {} : { maxTotalTimeout: Math.max(0, total - (performance.now() - began)) }) };
       const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.clientCapabilities());
-      const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, scope }, roundOptions);
+      const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, ownsParams: true, scope }, roundOptions);
       decoded = decodeModernResult(this.name, phase, method, raw);
     }
   }
@@ -580,7 +585,7 @@ export class McpClient extends EventEmitter {
    * Why the client cannot answer one input request of an MRTR round, if it cannot: no
    * handler for it. Asking for a capability the client did not declare is the server's fault.
    */
-  private missingInputHandler(method: string, scope: RequestScope, label: string, phase: McpPhase): McpError | undefined {
+  private missingInputHandler(method: string, scope: RequestScope, label: Label, phase: McpPhase): McpError | undefined {
     const kind = INPUT_KINDS[method];
     const fail = (why: string) => new McpError('protocol-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), ${why}`, { server: this.name, phase });
     if (!kind) return fail('which this client does not know');
@@ -593,7 +598,7 @@ export class McpClient extends EventEmitter {
   }
 
   /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */
-  private async unlessStopped(work: Promise<unknown>, signal: AbortSignal, request: { label: string; phase: McpPhase }, callSignal: AbortSignal | undefined): Promise<void> {
+  private async unlessStopped(work: Promise<unknown>, signal: AbortSignal, request: { label: Label; phase: McpPhase }, callSignal: AbortSignal | undefined): Promise<void> {
     const stopped = () =>
       callSignal?.aborted ? this.engine.errors.cancelled(request, callSignal) : this.engine.errors.forRequest(this.engine.closedReason ?? this.engine.errors.closed(), request);
     if (signal.aborted) throw stopped();

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { McpError, type McpPhase } from '../errors.js';
 import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../transport/channel.js';
@@ -5,7 +6,7 @@ import { Listeners } from '../transport/listeners.js';
 import { copyWith } from './copy-with.js';
 import { type PendingRequest, PendingRequests } from './pending-requests.js';
 import { ProgressParamsSchema } from './schemas.js';
-import { SessionErrors } from './session-errors.js';
+import { type Label, SessionErrors } from './session-errors.js';
 import type { CallOptions } from './types.js';
 
 /** What a handler of an incoming request knows about it. */
@@ -32,9 +33,14 @@ export interface OutgoingRequest {
   accepts?: (result: unknown) => boolean;
   phase: McpPhase;
   /** How messages name it: `tools/call "echo"`. Default: the method. */
-  label?: string;
+  label?: Label;
   /** Adds `_meta.progressToken` (a `tools/call` always has one). Default: when `onProgress` is given. */
   withProgress?: boolean;
+  /**
+   * `params` (and its `_meta`, if any) were made for this request alone, so the progress
+   * token goes into them in place. Default false: the caller's object is copied.
+   */
+  ownsParams?: boolean;
   /** Kept on the pending record for requests the peer makes about this one. */
   scope?: unknown;
   /** Never tell the peer about a cancellation (a handshake request, which cannot be cancelled). */
@@ -163,7 +169,7 @@ export class RequestEngine {
       this.pending.add(record);
       request.onId?.(id);
       const withProgress = request.withProgress ?? options.onProgress !== undefined;
-      const sent = withProgress ? copyWith(params, '_meta', copyWith(params._meta as object | undefined, 'progressToken', id)) : params;
+      const sent = withProgress ? withProgressToken(params, id, request.ownsParams === true) : params;
       const failed = (error: unknown): void => {
         // A message that could not be delivered fails alone; a dead channel fails everything through onClose.
         if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
@@ -285,6 +291,15 @@ export class RequestEngine {
     this.closeListeners.fire(reason);
     this.closeListeners.clear();
   }
+}
+
+/** `params` with `_meta.progressToken` set to `token`: in place when they are the request's own, else a copy. */
+function withProgressToken(params: Record<string, unknown>, token: number, own: boolean): Record<string, unknown> {
+  const meta = params._meta as Record<string, unknown> | undefined;
+  if (!own) return copyWith(params, '_meta', copyWith(meta, 'progressToken', token));
+  if (meta === undefined) params._meta = { progressToken: token };
+  else meta.progressToken = token;
+  return params;
 }
 
 /** Requests never to be cancelled on the wire (handshakes). A WeakSet, so the hot record stays small. */

@@ -1,12 +1,14 @@
+import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import type { McpError, McpPhase } from '../errors.js';
+import type { Label } from './session-errors.js';
 import type { Progress } from './types.js';
 
 /** Everything about one request in flight, in one record keyed by its JSON-RPC id. */
 export interface PendingRequest {
   readonly id: number;
   /** `tools/call "echo"`: how messages about this request name it. */
-  readonly label: string;
+  readonly label: Label;
   readonly phase: McpPhase;
   /** Validates the result; none: the raw result is handed back (the 2026 era checks `resultType` first). */
   readonly schema?: z.ZodType;

@@ -2,10 +2,28 @@ import { McpError, type McpPhase, serverLabel, stderrHint } from '../errors.js';
 import type { ExitStatus } from '../transport/server-process.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
+/**
+ * A request named by its method and target, `tools/call "echo"`, spelled out only when a
+ * message needs it: building the text for every call would cost each a JSON.stringify.
+ */
+export class NamedRequest {
+  constructor(
+    readonly method: string,
+    readonly target: string,
+  ) {}
+
+  toString(): string {
+    return `${this.method} ${JSON.stringify(this.target)}`;
+  }
+}
+
+/** How messages name a request: its method, or a {@link NamedRequest}. */
+export type Label = string | NamedRequest;
+
 /** What an error needs to know about the request it is about. */
 export interface RequestLabel {
   /** `tools/call "echo"`. */
-  label: string;
+  label: Label;
   phase: McpPhase;
 }
 

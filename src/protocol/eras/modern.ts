@@ -1,6 +1,7 @@
 import { McpError, type McpPhase, serverLabel } from '../../errors.js';
 import { copyWith } from '../copy-with.js';
 import { ResultTypeSchema } from '../schemas.js';
+import type { Label } from '../session-errors.js';
 import type { CacheHints, Implementation } from '../types.js';
 import { MODERN_PROTOCOL_VERSION } from '../types.js';
 
@@ -78,7 +79,7 @@ export function combineCacheHints(a: Required<CacheHints>, b: Required<CacheHint
   return { ttlMs: Math.min(a.ttlMs, b.ttlMs), cacheScope: a.cacheScope === 'public' && b.cacheScope === 'public' ? 'public' : 'private' };
 }
 
-export function tooManyRounds(server: string | undefined, phase: McpPhase, label: string): McpError {
+export function tooManyRounds(server: string | undefined, phase: McpPhase, label: Label): McpError {
   return new McpError(
     'protocol-error',
     `${serverLabel(server)}${label} asked for input ${MAX_INPUT_ROUNDS} times in a row (input_required); the server's multi round-trip request does not end`,
