@@ -1,6 +1,6 @@
 import { McpError } from '../errors.js';
 import { compileSchema, issuesText } from '../protocol/schema-validator.js';
-import type { ElicitRequest, ElicitResult, HostHandlers, HostRequestContext, Root } from '../protocol/types.js';
+import type { ElicitRequest, ElicitResult, HostHandlers, Root } from '../protocol/types.js';
 
 /** Who makes a call: the manager itself or one session, with the handlers its questions go to. */
 export interface Caller {

@@ -1,8 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../protocol/client.js';
-import { copyWith } from '../protocol/copy-with.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type {
   CallOptions,
   CallToolResult,
@@ -19,7 +17,6 @@ import type {
   Root,
   Tool,
 } from '../protocol/types.js';
-import { cutResult, isOverLimit } from '../model/result-limits.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
@@ -34,11 +31,11 @@ import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-reques
 import type { ManagedPrompt } from './prompt-index.js';
 import type { ServerDescription } from './server-description.js';
 import { Subscriptions } from './subscriptions.js';
-import { checkArguments, checkResult } from './tool-contract.js';
+import { checkArguments } from './tool-contract.js';
+import { ToolCall, type ToolCallHost } from './tool-call.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
 import { ToolSession, type SessionCore } from './session.js';
 import { requestOptions } from './request-options.js';
-import { saveResult } from './result-file.js';
 import { defaultStateDir } from './state-dir.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
@@ -138,6 +135,8 @@ export class McpServerManager extends EventEmitter {
   private readonly sessions = new Set<ToolSession>();
   private readonly search = new ToolSearchIndex<ManagedTool>();
   private readonly router: HostRouter;
+  /** What every tool call needs from the manager, made once. */
+  private readonly toolCalls: ToolCallHost;
   private readonly subscriptions: Subscriptions;
   private readonly requests: PoolRequests;
   private closing: Promise<void> | undefined;
@@ -224,6 +223,11 @@ export class McpServerManager extends EventEmitter {
       },
     );
     this.index = this.catalog.index;
+    this.toolCalls = {
+      index: this.index,
+      invalidate: (server) => this.catalog.invalidate(server),
+      stateDir: () => options.stateDir ?? defaultStateDir(),
+    };
     this.catalog.onPromptsChanged = (server) => this.emit('promptsChanged', { server });
     this.subscriptions = new Subscriptions(
       (server, work, onlyIfRunning) => (onlyIfRunning && this.slot(server).state !== 'ready' ? Promise.resolve() : this.slot(server).run(work)),
@@ -554,7 +558,7 @@ export class McpServerManager extends EventEmitter {
     if (this.closing) return Promise.reject(this.closedError());
     // A known tool needs no routing wait, so no budget: the request gets the call's own options.
     const known = this.index.resolve(name);
-    if (known && (!view || view.has(known.server))) return this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter, caller);
+    if (known && (!view || view.has(known.server))) return this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter, caller, known.tool);
     return this.callRouted(view, name, args, options, filter, caller);
   }
 
@@ -624,7 +628,11 @@ export class McpServerManager extends EventEmitter {
     );
   }
 
-  // Not async: an async frame would cost every call a promise and more microtask turns.
+  /**
+   * One tool call on `slot`. `known`: the tool's definition when the caller found it by its
+   * public name (so the server's config lets it through). Not async: an async frame would
+   * cost every call a promise and more microtask turns.
+   */
   private invoke(
     slot: ServerSlot,
     tool: string,
@@ -633,10 +641,10 @@ export class McpServerManager extends EventEmitter {
     publicName?: string,
     filter?: ToolPredicate,
     caller: Caller = this.router.root,
+    known?: Tool,
   ): Promise<CallToolResult> {
     const name = publicName ?? tool;
     const maxResultBytes = options.maxResultBytes ?? this.options.maxResultBytes;
-    let known: Tool | undefined;
     try {
       if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
         throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
@@ -644,64 +652,18 @@ export class McpServerManager extends EventEmitter {
           phase: 'tools/call',
         });
       }
-      if (!this.index.allowed(slot.name, tool) || (filter && !filter(tool))) {
+      if ((!known && !this.index.allowed(slot.name, tool)) || (filter && !filter(tool))) {
         // A filtered tool does not exist for the caller: the server is never asked.
         throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(name)}`, { server: slot.name, phase: 'tools/call' });
       }
       // Arguments that do not fit are refused before anything starts, when the tool is known.
-      known = this.index.definition(slot.name, tool)?.tool;
+      known ??= this.index.definition(slot.name, tool)?.tool;
       if (known) checkArguments(slot.name, known, args, publicName);
     } catch (error) {
       return Promise.reject(error);
     }
-    const toolCall = { name, arguments: args };
-    return slot
-      .run(
-        (client, touch, left) => {
-          // Else the definition is known once the server has started (it lists its tools first).
-          const definition = this.index.definition(slot.name, tool)?.tool;
-          if (definition && definition !== known) checkArguments(slot.name, definition, args, publicName);
-          const answer = client.callTool(tool, args, requestOptions(left, caller, touch, slot.stopsWhenIdle, toolCall));
-          return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(slot.name, definition, result), result));
-        },
-        options,
-        this.tracing && { method: 'tools/call', target: tool },
-      )
-      .then(
-        (result) => this.forCaller(slot, tool, name, result, maxResultBytes),
-        (error: unknown) => {
-          if (error instanceof McpError && disownsTool(error, tool)) return this.disowned(slot, tool, name, error);
-          throw error;
-        },
-      );
-  }
-
-  /** A tool's result as its caller gets it: within `maxResultBytes` (the whole of it saved to a file when cut). */
-  private forCaller(slot: ServerSlot, tool: string, name: string, result: CallToolResult, maxResultBytes: number | undefined): CallToolResult | Promise<CallToolResult> {
-    // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
-    if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
-      throw new McpError('protocol-error', `${serverLabel(slot.name)}the result of tool ${JSON.stringify(name)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
-        server: slot.name,
-        phase: 'tools/call',
-      });
-    }
-    if (maxResultBytes === undefined || !isOverLimit(result, maxResultBytes)) return result;
-    return saveResult(this.options.stateDir ?? defaultStateDir(), slot.name, tool, result).then((saved) => cutResult(result, maxResultBytes, saved));
-  }
-
-  /**
-   * The server disowned a tool we listed. A listing on its way (a start ready on known
-   * tools) shows what it has now; else what we know of its tools is stale.
-   */
-  private async disowned(slot: ServerSlot, tool: string, name: string, error: McpError): Promise<never> {
-    await slot.listed;
-    if (this.index.definition(slot.name, tool)) this.catalog.invalidate(slot.name);
-    throw new McpError('unknown-tool', `${serverLabel(slot.name)}has no tool ${JSON.stringify(name)} (it answered: ${error.rpc?.message})`, {
-      server: slot.name,
-      phase: 'tools/call',
-      rpc: error.rpc,
-      cause: error,
-    });
+    const call = new ToolCall(this.toolCalls, slot, tool, args, name, known, caller, maxResultBytes);
+    return slot.run(call, options, this.tracing && { method: 'tools/call', target: tool });
   }
 
   /** Finds the server and raw tool behind a public name, starting at most that one server. */
@@ -881,18 +843,6 @@ const failedListeners = new WeakSet<object>();
 function noTemplates(error: unknown): ResourceTemplate[] {
   if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
   throw error;
-}
-
-/** The call's options, with progress also counting as activity for idle stop (as they are when the server has none). */
-/**
- * Whether an error is the server saying it has no tool `tool`: MCP servers answer -32602
- * with "Unknown tool: x" or "Tool x not found". A tool's own failure that merely says
- * "not found" must not count, so the message has to name the tool.
- */
-function disownsTool(error: McpError, tool: string): boolean {
-  if (error.code !== 'rpc-error' || error.rpc?.code !== -32602) return false;
-  const name = tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`unknown tool:? ["'\`]?${name}\\b|tool ["'\`]?${name}["'\`]? not found|no such tool`, 'i').test(error.rpc.message);
 }
 
 /** Rejects manager options that would make every start fail, naming the option and the value. */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { withinTime } from '../async/within-time.js';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
@@ -41,6 +42,21 @@ export interface SlotHost {
   /** The OAuth provider of a remote server with `oauth`; undefined for the others. */
   auth?(server: string): OAuthProvider | undefined;
 }
+
+/**
+ * One request as a slot runs it: how it is sent on a ready client, and what its caller
+ * gets from the outcome once the slot has counted it. `waited`: the request waited for
+ * a start (which may have listed the server's tools again).
+ */
+export interface SlotRequest<T, R = T> {
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean): Promise<T>;
+  /** The caller's result from the server's. Default: as it came. */
+  done?(result: T): R | Promise<R>;
+  /** The caller's outcome from a failure. Default: the error. */
+  failed?(error: unknown): R | Promise<R>;
+}
+
+type Send<T> = SlotRequest<T>['send'];
 
 /** What a request is, for its span: the method and the tool (or other target) it names. */
 export interface RequestLabel {
@@ -172,29 +188,21 @@ export class ServerSlot {
   /**
    * Runs one request against the server, counting it as activity for idle stop. The
    * call's `timeout` and `maxTotalTimeout` (in `options`) cover the wait for a start
-   * too; `request` gets the options counting from the call's start (`startedAt`), and `touch` to call on
+   * too; the request is sent with the options counting from the call's start (`startedAt`), and `touch` to call on
    * progress, which is activity too.
    */
-  run<T>(
-    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
-    options: CallOptions = {},
-    label?: RequestLabel,
-  ): Promise<T> {
+  run<T, R = T>(request: SlotRequest<T, R> | Send<T>, options: CallOptions = {}, label?: RequestLabel): Promise<R> {
     const began = this.host.metrics.begin();
     // A caller waiting for a start counts as activity too: a drain (reload) must not pull the server from under it.
     this.active++;
     clearTimeout(this.idleTimer);
+    const call: SlotRequest<T, R> = typeof request === 'function' ? { send: request } : request;
     const client = this.client;
     // No async frame on the way to a running server: each would cost every call a promise and more microtask turns.
-    return client ? this.send(client, request, options, label, began) : this.sendAfterStart(request, options, label, began);
+    return client ? this.send(client, call, options, label, began, false) : this.sendAfterStart(call, options, label, began);
   }
 
-  private async sendAfterStart<T>(
-    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
-    options: CallOptions,
-    label: RequestLabel | undefined,
-    began: number,
-  ): Promise<T> {
+  private async sendAfterStart<T, R>(request: SlotRequest<T, R>, options: CallOptions, label: RequestLabel | undefined, began: number): Promise<R> {
     let client: McpClient;
     let left: CallOptions;
     try {
@@ -205,19 +213,15 @@ export class ServerSlot {
       });
       left = budget.rest();
     } catch (error) {
-      throw this.requestFailed(undefined, error, began, undefined);
+      const reported = this.requestFailed(undefined, error, began, undefined);
+      if (request.failed) return request.failed(reported);
+      throw reported;
     }
-    return this.send(client, request, left, label, began);
+    return this.send(client, request, left, label, began, true);
   }
 
-  /** Sends `request` on a ready client; the slot's counters settle with its answer. */
-  private send<T>(
-    client: McpClient,
-    request: (client: McpClient, touch: () => void, options: CallOptions) => Promise<T>,
-    options: CallOptions,
-    label: RequestLabel | undefined,
-    began: number,
-  ): Promise<T> {
+  /** Sends `request` on a ready client; the slot's counters settle with its answer, then the caller's outcome is made. */
+  private send<T, R>(client: McpClient, request: SlotRequest<T, R>, options: CallOptions, label: RequestLabel | undefined, began: number, waited: boolean): Promise<R> {
     const tracing = this.host.tracing;
     // The span covers the request from its sending on; a start it waited for has its own. No
     // object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
@@ -234,7 +238,7 @@ export class ServerSlot {
         : undefined;
     let answer: Promise<T>;
     try {
-      answer = request(client, this.touch, options);
+      answer = request.send(client, this.touch, options, waited);
     } catch (error) {
       answer = Promise.reject(error);
     }
@@ -243,10 +247,12 @@ export class ServerSlot {
         this.host.metrics.end(began);
         span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
         this.requestEnded();
-        return result;
+        return request.done ? request.done(result) : (result as unknown as R);
       },
       (error: unknown) => {
-        throw this.requestFailed(client, error, began, span);
+        const reported = this.requestFailed(client, error, began, span);
+        if (request.failed) return request.failed(reported);
+        throw reported;
       },
     );
   }

@@ -1,0 +1,105 @@
+import { McpError, serverLabel } from '../errors.js';
+import { cutResult, isOverLimit } from '../model/result-limits.js';
+import type { McpClient } from '../protocol/client.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
+import type { CallOptions, CallToolResult, Tool } from '../protocol/types.js';
+import type { Caller } from './host-handlers.js';
+import { requestOptions } from './request-options.js';
+import { saveResult } from './result-file.js';
+import type { ServerSlot, SlotRequest } from './server-slot.js';
+import { checkArguments, checkResult } from './tool-contract.js';
+import type { ToolIndex } from './tool-index.js';
+
+/** What a tool call needs from its manager. */
+export interface ToolCallHost {
+  readonly index: ToolIndex;
+  /** What is known of the server's tools is stale: it disowned one. */
+  invalidate(server: string): void;
+  /** Where a result cut to `maxResultBytes` is kept whole. */
+  stateDir(): string;
+}
+
+/**
+ * One `tools/call` through the pool, as its slot runs it: the arguments checked against
+ * the tool's `inputSchema` before anything is sent, the result against its `outputSchema`,
+ * the depth limit and `maxResultBytes` when it comes back. One object per call holds what
+ * its steps share, where closures would make several.
+ */
+export class ToolCall implements SlotRequest<CallToolResult> {
+  /** The call as the host's handlers see it: the public name, as its caller made it. */
+  private readonly asCalled: { name: string; arguments: object };
+
+  /** `definition`: the tool's, when known (its arguments must already have been checked against it). */
+  constructor(
+    private readonly host: ToolCallHost,
+    private readonly slot: ServerSlot,
+    private readonly tool: string,
+    private readonly args: Record<string, unknown>,
+    private readonly name: string,
+    private definition: Tool | undefined,
+    private readonly caller: Caller,
+    private readonly maxResultBytes: number | undefined,
+  ) {
+    this.asCalled = { name, arguments: args };
+  }
+
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean): Promise<CallToolResult> {
+    const server = this.slot.name;
+    if (waited || !this.definition) {
+      // A start lists the server's tools: the definition may be new, or known only now.
+      const now = this.host.index.definition(server, this.tool)?.tool;
+      if (now && now !== this.definition) checkArguments(server, now, this.args, this.name);
+      this.definition = now;
+    }
+    const answer = client.callTool(this.tool, this.args, requestOptions(options, this.caller, touch, this.slot.stopsWhenIdle, this.asCalled));
+    const definition = this.definition;
+    return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(server, definition, result), result));
+  }
+
+  /** The result as the caller gets it: within `maxResultBytes` (the whole of it saved to a file when cut). */
+  done(result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+    const server = this.slot.name;
+    // Whoever gets the result serializes it; one too deep for JSON.stringify is the server's fault.
+    if (nestsDeeperThan(result, MAX_JSON_DEPTH)) {
+      throw new McpError('protocol-error', `${serverLabel(server)}the result of tool ${JSON.stringify(this.name)} nests deeper than ${MAX_JSON_DEPTH} levels, which lazy-mcp refuses`, {
+        server,
+        phase: 'tools/call',
+      });
+    }
+    const limit = this.maxResultBytes;
+    if (limit === undefined || !isOverLimit(result, limit)) return result;
+    return saveResult(this.host.stateDir(), server, this.tool, result).then((saved) => cutResult(result, limit, saved));
+  }
+
+  failed(error: unknown): Promise<never> {
+    if (error instanceof McpError && disownsTool(error, this.tool)) return this.disowned(error);
+    throw error;
+  }
+
+  /**
+   * The server disowned a tool we listed. A listing on its way (a start ready on known
+   * tools) shows what it has now; else what we know of its tools is stale.
+   */
+  private async disowned(error: McpError): Promise<never> {
+    const server = this.slot.name;
+    await this.slot.listed;
+    if (this.host.index.definition(server, this.tool)) this.host.invalidate(server);
+    throw new McpError('unknown-tool', `${serverLabel(server)}has no tool ${JSON.stringify(this.name)} (it answered: ${error.rpc?.message})`, {
+      server,
+      phase: 'tools/call',
+      rpc: error.rpc,
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Whether an error is the server saying it has no tool `tool`: MCP servers answer -32602
+ * with "Unknown tool: x" or "Tool x not found". A tool's own failure that merely says
+ * "not found" must not count, so the message has to name the tool.
+ */
+function disownsTool(error: McpError, tool: string): boolean {
+  if (error.code !== 'rpc-error' || error.rpc?.code !== -32602) return false;
+  const name = tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`unknown tool:? ["'\`]?${name}\\b|tool ["'\`]?${name}["'\`]? not found|no such tool`, 'i').test(error.rpc.message);
+}
