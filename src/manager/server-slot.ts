@@ -49,7 +49,8 @@ export interface SlotHost {
  * a start (which may have listed the server's tools again).
  */
 export interface SlotRequest<T, R = T> {
-  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean): Promise<T>;
+  /** `began`: when the slot took the request (a `performance.now()` reading), for its `startedAt`. */
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number): Promise<T>;
   /** The caller's result from the server's. Default: as it came. */
   done?(result: T): R | Promise<R>;
   /** The caller's outcome from a failure. Default: the error. */
@@ -226,7 +227,7 @@ export class ServerSlot {
     // The span covers the request from its sending on; a start it waited for has its own. No
     // object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
     const span =
-      tracing && label && tracing.listened
+      tracing && label && tracing.listened(began)
         ? tracing.request({
             method: label.method,
             target: label.target,
@@ -238,7 +239,7 @@ export class ServerSlot {
         : undefined;
     let answer: Promise<T>;
     try {
-      answer = request.send(client, this.touch, options, waited);
+      answer = request.send(client, this.touch, options, waited, began);
     } catch (error) {
       answer = Promise.reject(error);
     }

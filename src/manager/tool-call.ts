@@ -43,7 +43,7 @@ export class ToolCall implements SlotRequest<CallToolResult> {
     this.asCalled = { name, arguments: args };
   }
 
-  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean): Promise<CallToolResult> {
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number): Promise<CallToolResult> {
     const server = this.slot.name;
     if (waited || !this.definition) {
       // A start lists the server's tools: the definition may be new, or known only now.
@@ -51,7 +51,7 @@ export class ToolCall implements SlotRequest<CallToolResult> {
       if (now && now !== this.definition) checkArguments(server, now, this.args, this.name);
       this.definition = now;
     }
-    const answer = client.callTool(this.tool, this.args, requestOptions(options, this.caller, touch, this.slot.stopsWhenIdle, this.asCalled));
+    const answer = client.callTool(this.tool, this.args, requestOptions(options, this.caller, touch, this.slot.stopsWhenIdle, this.asCalled, began));
     const definition = this.definition;
     return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(server, definition, result), result));
   }

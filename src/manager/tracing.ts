@@ -80,10 +80,9 @@ export class Tracing {
    * Whether anything listens: a tracer or meter provider registered with the API. An
    * installed API with neither would cost a span and a record per request for nothing
    * (~15 µs a call). Asked at most once a second (the API's lookup is not cheap), so a
-   * provider registered later is seen within a second.
+   * provider registered later is seen within a second. `now`: the caller's clock reading.
    */
-  get listened(): boolean {
-    const now = performance.now();
+  listened(now = performance.now()): boolean {
     if (now - this.heardAt < 1000) return this.heard;
     this.heardAt = now;
     const tracers = this.api.trace.getTracerProvider() as { getDelegate?: () => object };
@@ -93,7 +92,7 @@ export class Tracing {
   }
 
   request(trace: RequestTrace): TraceHandle {
-    if (!this.listened) return UNHEARD;
+    if (!this.listened()) return UNHEARD;
     const attributes: Record<string, string | number> = {
       'mcp.method.name': trace.method,
       [SERVER_NAME]: trace.server,
@@ -122,7 +121,7 @@ export class Tracing {
 
   /** A server's start (spawn or connect, handshake, tool listing): a span of ours, the requests in it being the server's business. */
   start(server: string, transport: RequestTrace['transport']): TraceHandle {
-    if (!this.listened) return UNHEARD;
+    if (!this.listened()) return UNHEARD;
     const attributes = { [SERVER_NAME]: server, 'network.transport': networkTransport(transport) };
     const span = this.tracer.startSpan(`start ${server}`, { kind: this.api.SpanKind.INTERNAL, attributes });
     return {

@@ -145,9 +145,10 @@ export class RequestEngine {
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
     return new Promise((resolve, reject) => {
-      const sentAt = performance.now();
       // A request whose time-outs began before it (the call waited for a start) has that much less to wait.
-      const now = options.startedAt !== undefined && Number.isFinite(options.startedAt) && options.startedAt < sentAt ? options.startedAt : sentAt;
+      // The caller's clock reading stands for the engine's: one read fewer per request.
+      const startedAt = options.startedAt;
+      const now = startedAt !== undefined && Number.isFinite(startedAt) ? startedAt : performance.now();
       const record: PendingRequest = {
         id,
         label,
