@@ -90,6 +90,17 @@ export class McpError extends Error {
   }
 }
 
+/**
+ * The error of something `signal` stopped, described by `what` (`server "fs": tools/call
+ * "x"`): `cancelled`, or `closed` when the signal says its owner was closed (a session
+ * aborts its calls with a `closed` error when it closes).
+ */
+export function stoppedBy(signal: AbortSignal, what: string, fields: McpErrorFields = {}): McpError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof McpError && reason.code === 'closed') return new McpError('closed', `${what} was cancelled: ${reason.message}`, { ...fields, cause: reason });
+  return new McpError('cancelled', `${what} was cancelled`, { ...fields, cause: reason });
+}
+
 /** `server "fs": ` — the prefix every message about one server starts with. */
 export function serverLabel(server: string | undefined): string {
   return server === undefined ? '' : `server ${JSON.stringify(server)}: `;

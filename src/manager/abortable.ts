@@ -1,12 +1,13 @@
-import { McpError } from '../errors.js';
+import { serverLabel, stoppedBy } from '../errors.js';
 
 /**
- * Waits for `work` unless `signal` aborts first, then rejects with `cancelled`. The work
+ * Waits for `work` unless `signal` aborts first, then rejects with `cancelled` (or
+ * `closed`: see {@link stoppedBy}). The work
  * itself goes on (a server start is shared by other callers); only this wait ends.
  */
 export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string, server?: string): Promise<T> {
   if (!signal) return work;
-  const cancelled = () => new McpError('cancelled', `${server === undefined ? '' : `server ${JSON.stringify(server)}: `}${what} was cancelled`, { server, cause: signal.reason });
+  const cancelled = () => stoppedBy(signal, `${serverLabel(server)}${what}`, { server });
   if (signal.aborted) return Promise.reject(cancelled());
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(cancelled());

@@ -52,6 +52,8 @@ export class ToolSession {
   private readonly inFlight = new Set<AbortController>();
   /** Per caller signal, the calls it cancels and its one listener. */
   private readonly followers = new Map<AbortSignal, { set: Set<AbortController>; onAbort: () => void }>();
+  /** The options of a call that brings none. */
+  private plain: CallOptions | undefined;
   /** This session's resource subscriptions, ended when it closes. */
   private readonly unsubscribes = new Set<() => Promise<void>>();
   private closed = false;
@@ -89,7 +91,9 @@ export class ToolSession {
     });
   }
 
-  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    // The usual call, without a signal of its own: no closure, no async frame, no copy when it has no options either.
+    if (options?.signal === undefined && !this.closed) return this.core.callTool(this.view, name, args, this.withSessionSignal(options), this.filter, this.caller);
     return this.track(options, (o) => this.core.callTool(this.view, name, args, o, this.filter, this.caller));
   }
 
@@ -159,41 +163,30 @@ export class ToolSession {
     this.close();
   }
 
-  /** Runs a request under this session's own abort, so close() reaches exactly its calls. */
-  private async track<T>(options: CallOptions, work: (options: CallOptions) => Promise<T>): Promise<T> {
+  /**
+   * Runs a request under this session's own abort, so close() reaches exactly its calls:
+   * aborted by close(), they reject with `closed` (see `stoppedBy`).
+   */
+  private async track<T>(options: CallOptions | undefined, work: (options: CallOptions) => Promise<T>): Promise<T> {
     if (this.closed) throw this.closedError();
     this.core.assertOpen();
-    const callerSignal = options.signal;
-    if (!callerSignal) {
-      try {
-        return await work(copyWith(options, 'signal', this.shared.signal));
-      } catch (error) {
-        throw this.asClosed(error, this.shared.signal, undefined);
-      }
-    }
+    const callerSignal = options?.signal;
+    if (!callerSignal) return work(this.withSessionSignal(options));
     const controller = new AbortController();
     if (callerSignal.aborted) controller.abort(callerSignal.reason);
     else this.follow(callerSignal, controller);
     this.inFlight.add(controller);
     try {
       return await work(copyWith(options, 'signal', controller.signal));
-    } catch (error) {
-      throw this.asClosed(error, controller.signal, callerSignal);
     } finally {
       this.inFlight.delete(controller);
       this.unfollow(callerSignal, controller);
     }
   }
 
-  /** A call cancelled because the session closed (not by its caller) rejects with `closed`. */
-  private asClosed(error: unknown, signal: AbortSignal, callerSignal: AbortSignal | undefined): unknown {
-    const closedBySession = signal.reason instanceof McpError && signal.reason.code === 'closed' && !callerSignal?.aborted;
-    if (!closedBySession || !(error instanceof McpError) || error.code !== 'cancelled') return error;
-    return new McpError('closed', `${error.message.replace(/ was cancelled$/, '')} was cancelled: the session was closed`, {
-      server: error.server,
-      phase: error.phase,
-      cause: error,
-    });
+  /** A call's options with this session's signal, for a call that brings none: one object for every call that brings no options. */
+  private withSessionSignal(options: CallOptions | undefined): CallOptions {
+    return options === undefined ? (this.plain ??= { signal: this.shared.signal }) : copyWith(options, 'signal', this.shared.signal);
   }
 
   /**

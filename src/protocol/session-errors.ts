@@ -1,4 +1,4 @@
-import { McpError, type McpPhase, serverLabel, stderrHint } from '../errors.js';
+import { McpError, type McpPhase, serverLabel, stderrHint, stoppedBy } from '../errors.js';
 import type { ExitStatus } from '../transport/server-process.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
@@ -98,7 +98,7 @@ export class SessionErrors {
   }
 
   cancelled(request: RequestLabel, signal: AbortSignal): McpError {
-    return new McpError('cancelled', `${this.prefix}${request.label} was cancelled`, { server: this.server, phase: request.phase, cause: signal.reason });
+    return stoppedBy(signal, `${this.prefix}${request.label}`, { server: this.server, phase: request.phase });
   }
 
   /** A JSON-RPC error answer; the server's code, message and data are kept in `rpc`. */
