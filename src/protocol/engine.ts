@@ -144,44 +144,52 @@ export class RequestEngine {
     if (badOption) return Promise.reject(badOption);
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
-    return new Promise((resolve, reject) => {
-      // A request whose time-outs began before it (the call waited for a start) has that much less to wait.
-      // The caller's clock reading stands for the engine's: one read fewer per request.
-      const startedAt = options.startedAt;
-      const now = startedAt !== undefined && Number.isFinite(startedAt) ? startedAt : performance.now();
-      const record: PendingRequest = {
-        id,
-        label,
-        phase,
-        schema: request.schema,
-        accepts: request.accepts,
-        timeoutMs,
-        totalTimeoutMs: options.maxTotalTimeout,
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
-        onProgress: options.onProgress,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        deadline: now + timeoutMs,
-        totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
-        scope: request.scope,
-        signal,
-      };
-      if (request.silentCancel) silent.add(record);
-      this.pending.add(record);
-      request.onId?.(id);
-      const withProgress = request.withProgress ?? options.onProgress !== undefined;
-      const sent = withProgress ? withProgressToken(params, id, request.ownsParams === true) : params;
-      const failed = (error: unknown): void => {
-        // A message that could not be delivered fails alone; a dead channel fails everything through onClose.
-        if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
-        if (!this.pending.take(id)) return;
-        reject(error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
-      };
-      const message = { jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage;
-      if (this.channel.post) this.channel.post(message, failed);
-      else this.channel.send(message).catch(failed);
-    });
+    const promise = new Promise<T>(capture);
+    const { resolve, reject } = captured;
+    // Held no longer than this: the last promise would keep its result alive.
+    captured.resolve = captured.reject = nothing;
+    // A request whose time-outs began before it (the call waited for a start) has that much less to wait.
+    // The caller's clock reading stands for the engine's: one read fewer per request.
+    const startedAt = options.startedAt;
+    const now = startedAt !== undefined && Number.isFinite(startedAt) ? startedAt : performance.now();
+    const record: PendingRequest = {
+      id,
+      label,
+      phase,
+      schema: request.schema,
+      accepts: request.accepts,
+      timeoutMs,
+      totalTimeoutMs: options.maxTotalTimeout,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? true,
+      onProgress: options.onProgress,
+      resolve,
+      reject,
+      deadline: now + timeoutMs,
+      totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
+      scope: request.scope,
+      signal,
+    };
+    if (request.silentCancel) silent.add(record);
+    this.pending.add(record);
+    request.onId?.(id);
+    const withProgress = request.withProgress ?? options.onProgress !== undefined;
+    const sent = withProgress ? withProgressToken(params, id, request.ownsParams === true) : params;
+    const message = { jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage;
+    if (this.channel.post) this.channel.post(message, this.undelivered);
+    else this.channel.send(message).catch((error: unknown) => this.undelivered(error, message));
+    return promise;
   }
+
+  /**
+   * A request's message could not be delivered: it fails alone. A dead channel fails
+   * everything through onClose instead. One function for every request, not a closure each.
+   */
+  private readonly undelivered = (error: unknown, message: JsonRpcMessage): void => {
+    if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
+    const record = this.pending.take((message as { id?: unknown }).id);
+    if (!record) return;
+    record.reject(error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
+  };
 
   /** Sends a notification; rejects when the session is over. */
   async notify(method: string, params?: Record<string, unknown>, context?: MessageContext): Promise<void> {
@@ -301,6 +309,17 @@ function withProgressToken(params: Record<string, unknown>, token: number, own: 
   if (meta === undefined) params._meta = { progressToken: token };
   else meta.progressToken = token;
   return params;
+}
+
+/**
+ * The resolving functions of the promise just made: one executor for every request, where
+ * an arrow per request would cost each a closure and its context.
+ */
+const nothing = (): void => undefined;
+const captured: { resolve: (value: unknown) => void; reject: (error: McpError) => void } = { resolve: nothing, reject: nothing };
+function capture(resolve: (value: never) => void, reject: (error: McpError) => void): void {
+  captured.resolve = resolve as (value: unknown) => void;
+  captured.reject = reject;
 }
 
 /** Requests never to be cancelled on the wire (handshakes). A WeakSet, so the hot record stays small. */

@@ -11,13 +11,15 @@ export interface SchemaIssue {
 
 /** A schema compiled once; `check` answers the first few issues, or an empty list when the value fits. */
 export interface CompiledSchema {
-  check(value: unknown): SchemaIssue[];
+  check(value: unknown): readonly SchemaIssue[];
 }
 
 /** Schemas we refuse to compile: larger or deeper ones are passed through unchecked rather than risk the event loop. */
 const MAX_SCHEMA_CHARS = 1 << 20;
 const MAX_SCHEMA_DEPTH = 64;
 const MAX_ISSUES = 5;
+/** What `check` answers for a value that fits: one frozen list, not a new one per call. */
+const NO_ISSUES: readonly SchemaIssue[] = Object.freeze([]);
 
 const base: Options = {
   // Servers' schemas are often slightly off; an odd keyword must not stop a call.
@@ -106,7 +108,7 @@ function compileUncached(schema: Record<string, unknown>, useDefaults: boolean):
       check(value) {
         // ajv follows a recursive schema as deep as the value goes, on the stack.
         if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return [{ path: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }];
-        if (validate(value)) return [];
+        if (validate(value)) return NO_ISSUES;
         return (validate.errors ?? []).slice(0, MAX_ISSUES).map(describe);
       },
     };

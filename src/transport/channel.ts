@@ -48,10 +48,10 @@ export interface Channel {
   send(message: JsonRpcMessage, context?: MessageContext): Promise<void>;
   /**
    * {@link send} without a promise, for the request path: `failed` is called (at most once,
-   * maybe before `post` returns) with what `send` would reject with. Where a channel has it,
-   * a request costs no promise and no microtask turns for its write.
+   * maybe before `post` returns) with what `send` would reject with, and the message. Where
+   * a channel has it, a request costs no promise and no microtask turns for its write.
    */
-  post?(message: JsonRpcMessage, failed: (error: unknown) => void): void;
+  post?(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void): void;
   /** Every message from the peer, in order, with what the transport knows of it. */
   onMessage(listener: (message: JsonRpcMessage, context: MessageContext) => void): Disposable;
   /** A line or body that is not JSON-RPC and was skipped (a stray `console.log`). */

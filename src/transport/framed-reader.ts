@@ -85,9 +85,9 @@ export abstract class FramedMessageReader extends AbstractMessageReader implemen
     return !this.stopped;
   }
 
-  /** Parses one frame's bytes and hands a JSON object to the callback; anything else is noise. */
-  protected deliver(bytes: Buffer): void {
-    const text = bytes.toString('utf8');
+  /** Parses one frame's bytes (from `start` to `end`) and hands a JSON object to the callback; anything else is noise. */
+  protected deliver(bytes: Buffer, start = 0, end = bytes.length): void {
+    const text = bytes.toString('utf8', start, end);
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -27,6 +27,11 @@ export interface WriterOptions {
   maxQueuedBytes?: number;
   /** The server at the other end, named in errors. */
   server?: string;
+  /**
+   * What a write that failed with the stream (not one the writer refused) reports to its
+   * caller, made from the stream's error. Default: that error.
+   */
+  streamFailure?: (error: Error) => Error;
 }
 
 type RequestId = number | string;
@@ -50,7 +55,7 @@ interface PendingWrite {
   /** Undefined once dropped, so a dropped frame holds nothing. */
   message: Message | undefined;
   resolve(): void;
-  reject(error: Error): void;
+  reject(error: Error, message: Message): void;
 }
 
 /**
@@ -72,6 +77,7 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
   private holes = 0;
   private readonly maxQueuedBytes: number;
   private readonly server: string | undefined;
+  private readonly streamFailure: ((error: Error) => Error) | undefined;
   private congested = false;
   private ending = false;
   private failure: Error | undefined;
@@ -98,6 +104,7 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     super();
     this.maxQueuedBytes = resolveMaxQueuedBytes(options);
     this.server = options.server;
+    this.streamFailure = options.streamFailure;
     writable.on('drain', this.handleDrain).on('error', this.handleError).on('close', this.handleClose);
   }
 
@@ -115,8 +122,8 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     return new Promise<void>((resolve, reject) => this.post(message, reject, resolve));
   }
 
-  /** {@link write} with callbacks instead of a promise: `failed` gets what `write` would reject with. */
-  post(message: Message, failed: (error: Error) => void, done: () => void = nothing): void {
+  /** {@link write} with callbacks instead of a promise: `failed` gets what `write` would reject with, and the message. */
+  post(message: Message, failed: (error: Error, message: Message) => void, done: () => void = nothing): void {
     let frame: string;
     try {
       frame = this.encode(message);
@@ -127,13 +134,14 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
           ...this.fields(),
           cause: error,
         }),
+        message,
       );
     }
     const id = 'method' in message && 'id' in message ? (message.id as RequestId | undefined) : undefined;
     const write: PendingWrite = { frame, bytes: 0, id, message, resolve: done, reject: failed };
     if (this.failure !== undefined) this.reject(write, this.failure);
     else if (this.ending) this.reject(write, new Error('cannot write a message: the writer was ended'));
-    else if (this.congested) this.enqueue(write, failed);
+    else if (this.congested) this.enqueue(write);
     else this.writeNow(write);
   }
 
@@ -172,17 +180,18 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
   /** The whole frame of one message, written as is. */
   protected abstract encode(message: Message): string;
 
-  private enqueue(write: PendingWrite, reject: (error: Error) => void): void {
+  private enqueue(write: PendingWrite): void {
     const bytes = Buffer.byteLength(write.frame, 'utf8');
     const waiting = this.queuedBytes;
     if (waiting + bytes > this.maxQueuedBytes) {
       // Refused alone, not reported through onError: the connection stays up for when the peer reads again.
-      return reject(
+      return write.reject(
         new McpError(
           'unavailable',
           `${serverLabel(this.server)}the server is not reading its input: ${waiting} bytes of messages are already waiting (maxQueuedBytes ${this.maxQueuedBytes}); not sending more until it does`,
           this.fields(),
         ),
+        write.message as Message,
       );
     }
     write.bytes = bytes;
@@ -302,7 +311,7 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
 
   private reject(write: PendingWrite, error: Error): void {
     this.fireError(error, write.message, ++this.errorCount);
-    write.reject(error);
+    write.reject(error instanceof McpError || !this.streamFailure ? error : this.streamFailure(error), write.message as Message);
   }
 
   private fields(): { server?: string } {

@@ -21,8 +21,12 @@ export class LineMessageReader extends FramedMessageReader {
     let newline = chunk.indexOf(LF);
     while (newline !== -1) {
       if (pending.length + newline - start > maxLine) return this.tooLarge(`a line of ${pending.length + newline - start} bytes`);
-      const piece = chunk.subarray(start, newline);
-      this.onLine(pending.length === 0 ? piece : pending.takeAll(piece));
+      // A line within the chunk is read where it lies: no Buffer object per line.
+      if (pending.length === 0) this.onLine(chunk, start, newline);
+      else {
+        const line = pending.takeAll(chunk.subarray(start, newline));
+        this.onLine(line, 0, line.length);
+      }
       if (!this.active) return;
       start = newline + 1;
       newline = chunk.indexOf(LF, start);
@@ -34,14 +38,17 @@ export class LineMessageReader extends FramedMessageReader {
   }
 
   protected override onEnd(): void {
-    if (this.pending.length > 0) this.onLine(this.pending.takeAll());
+    if (this.pending.length === 0) return;
+    const line = this.pending.takeAll();
+    this.onLine(line, 0, line.length);
   }
 
-  private onLine(line: Buffer): void {
-    const body = line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, -1) : line;
-    if (body.length === 0) return;
-    if (body.length > this.maxBytes) return this.tooLarge(`a line of ${body.length} bytes`);
-    this.deliver(body);
+  /** The line in `buffer` from `start` up to `end` (its '\n' excluded). */
+  private onLine(buffer: Buffer, start: number, end: number): void {
+    if (end > start && buffer[end - 1] === CR) end--;
+    if (end === start) return;
+    if (end - start > this.maxBytes) return this.tooLarge(`a line of ${end - start} bytes`);
+    this.deliver(buffer, start, end);
   }
 }
 

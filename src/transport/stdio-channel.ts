@@ -60,6 +60,11 @@ export class StdioChannel extends ChannelEvents implements Channel {
     const io = createMessageIO(options.framing ?? 'newline', process.stdout, process.stdin, {
       maxMessageBytes: options.maxMessageBytes,
       ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
+      // A write failure other than the writer's own refusal means the pipe is gone.
+      streamFailure: () => {
+        void this.peerGone();
+        return this.closeReason ?? new McpError('peer-eof', `${this.prefix}the server closed its stdin`, { server: this.options.name });
+      },
     });
     this.writer = io.writer;
     this.listen(io.reader);
@@ -87,18 +92,9 @@ export class StdioChannel extends ChannelEvents implements Channel {
     return new Promise((resolve, reject) => this.post(message, reject, resolve));
   }
 
-  post(message: JsonRpcMessage, failed: (error: unknown) => void, done?: () => void): void {
-    if (this.closeReason) return failed(this.closeReason);
-    this.writer.post(
-      message as Message,
-      (error) => {
-        // A message that cannot be encoded fails alone; any other write failure means the pipe is gone.
-        if (error instanceof McpError) return failed(error);
-        void this.peerGone();
-        failed(this.closeReason ?? new McpError('peer-eof', `${this.prefix}the server closed its stdin`, { server: this.options.name }));
-      },
-      done,
-    );
+  post(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void, done?: () => void): void {
+    if (this.closeReason) return failed(this.closeReason, message);
+    this.writer.post(message as Message, failed as (error: Error, message: Message) => void, done);
   }
 
   onStderr(listener: (line: string) => void): Disposable {
