@@ -30,9 +30,9 @@ export interface PendingRequest {
   scope?: unknown;
 }
 
-/** The requests one signal cancels, and the one listener they share. */
+/** How many requests one signal cancels, and the one listener they share. */
 interface SignalGroup {
-  readonly requests: Set<PendingRequest>;
+  count: number;
   readonly onAbort: () => void;
 }
 
@@ -64,10 +64,11 @@ export type Expiry = 'timeout' | 'total';
 export class PendingRequests {
   private readonly byId = new Map<number, PendingRequest>();
   /**
-   * Requests by the signal that cancels them, with one abort listener per signal however
-   * many requests share it (a session's calls share its signal). A listener per request
-   * cost 1.5 µs to add and remove, and more with every listener already on the signal:
-   * EventTarget walks its list.
+   * The signals that cancel requests, each with one abort listener however many requests
+   * share it (a session's calls share its signal). A listener per request cost 1.5 µs to
+   * add and remove, and more with every listener already on the signal: EventTarget walks
+   * its list. Only a count per signal: an abort finds its requests among all pending ones,
+   * so a request costs no set entry.
    */
   private readonly bySignal = new Map<AbortSignal, SignalGroup>();
   private timer: NodeJS.Timeout | undefined;
@@ -90,18 +91,11 @@ export class PendingRequests {
     if (!signal) return;
     let group = this.bySignal.get(signal);
     if (!group) {
-      const requests = new Set<PendingRequest>();
-      group = {
-        requests,
-        onAbort: () => {
-          requests.forEach((r) => this.aborted(r, signal));
-          this.bySignal.delete(signal);
-        },
-      };
+      group = { count: 0, onAbort: () => this.abort(signal) };
       this.bySignal.set(signal, group);
       signal.addEventListener('abort', group.onAbort, { once: true });
     }
-    group.requests.add(request);
+    group.count++;
   }
 
   values(): IterableIterator<PendingRequest> {
@@ -120,7 +114,7 @@ export class PendingRequests {
     this.byId.delete(request.id);
     const signal = request.signal;
     const group = signal && this.bySignal.get(signal);
-    if (group?.requests.delete(request) && group.requests.size === 0 && !lasting.has(signal!)) this.forget(signal!, group);
+    if (group && --group.count === 0 && !lasting.has(signal!)) this.forget(signal!, group);
     return request;
   }
 
@@ -135,6 +129,13 @@ export class PendingRequests {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.armedFor = Infinity;
+  }
+
+  private abort(signal: AbortSignal): void {
+    const stopped: PendingRequest[] = [];
+    for (const request of this.byId.values()) if (request.signal === signal) stopped.push(request);
+    for (const request of stopped) this.aborted(request, signal);
+    this.bySignal.delete(signal);
   }
 
   private forget(signal: AbortSignal, group: SignalGroup): void {
