@@ -1,32 +1,33 @@
 import type { RequestOptions } from '../protocol/client.js';
-import type { CallOptions } from '../protocol/types.js';
+import type { CallOptions, Progress } from '../protocol/types.js';
 import type { Caller } from './host-handlers.js';
 
 /**
  * What the manager sends a request with: the call's own options, who makes it (whose
  * handlers answer the server's questions about it) and, on a server that stops when idle,
  * progress counted as activity. One shape for every request, so the request path meets one
- * kind of object, and no spread (slow on Node 20, see copy-with.ts). `began`: when the call
- * began, if the caller's options do not say (a clock reading the request need not repeat).
+ * kind of object, and no spread (slow on Node 20, see copy-with.ts). A tool call is its own
+ * options (see `ToolCall`).
  */
 export function requestOptions(
   options: CallOptions,
   caller: Caller,
   touch: () => void,
   stopsWhenIdle: boolean,
-  toolCall?: { name: string; arguments: object },
-  began?: number,
 ): RequestOptions {
-  const onProgress = options.onProgress;
   return {
     timeout: options.timeout,
     maxTotalTimeout: options.maxTotalTimeout,
     resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-    startedAt: options.startedAt ?? began,
+    startedAt: options.startedAt,
     signal: options.signal,
-    onProgress: stopsWhenIdle ? (progress) => (touch(), onProgress?.(progress)) : onProgress,
+    onProgress: stopsWhenIdle ? withTouch(options.onProgress, touch) : options.onProgress,
     handlers: caller.handlers,
     caller,
-    toolCall,
   };
+}
+
+/** Progress is activity too, on a server that stops when idle. */
+export function withTouch(onProgress: ((progress: Progress) => void) | undefined, touch: () => void): (progress: Progress) => void {
+  return (progress) => (touch(), onProgress?.(progress));
 }

@@ -1,10 +1,10 @@
 import { McpError, serverLabel } from '../errors.js';
 import { cutResult, isOverLimit } from '../model/result-limits.js';
-import type { McpClient } from '../protocol/client.js';
+import type { McpClient, RequestOptions } from '../protocol/client.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
-import type { CallOptions, CallToolResult, Tool } from '../protocol/types.js';
+import type { CallOptions, CallToolResult, HostHandlers, Progress, Tool } from '../protocol/types.js';
 import type { Caller } from './host-handlers.js';
-import { requestOptions } from './request-options.js';
+import { withTouch } from './request-options.js';
 import { saveResult } from './result-file.js';
 import type { ServerSlot, SlotRequest } from './server-slot.js';
 import { checkArguments, checkResult } from './tool-contract.js';
@@ -23,11 +23,20 @@ export interface ToolCallHost {
  * One `tools/call` through the pool, as its slot runs it: the arguments checked against
  * the tool's `inputSchema` before anything is sent, the result against its `outputSchema`,
  * the depth limit and `maxResultBytes` when it comes back. One object per call holds what
- * its steps share, where closures would make several.
+ * its steps share, where closures would make several; it is also what the request is sent
+ * with (its options, who makes it), so nothing else is made per call for that.
  */
-export class ToolCall implements SlotRequest<CallToolResult> {
+export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
+  // RequestOptions, filled in when the request is sent.
+  timeout: number | undefined = undefined;
+  maxTotalTimeout: number | undefined = undefined;
+  resetTimeoutOnProgress: boolean | undefined = undefined;
+  startedAt: number | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  onProgress: ((progress: Progress) => void) | undefined = undefined;
+  readonly handlers: HostHandlers;
   /** The call as the host's handlers see it: the public name, as its caller made it. */
-  private readonly asCalled: { name: string; arguments: object };
+  readonly toolCall: { name: string; arguments: object };
 
   /** `definition`: the tool's, when known (its arguments must already have been checked against it). */
   constructor(
@@ -37,10 +46,11 @@ export class ToolCall implements SlotRequest<CallToolResult> {
     private readonly args: Record<string, unknown>,
     private readonly name: string,
     private definition: Tool | undefined,
-    private readonly caller: Caller,
-    private readonly maxResultBytes: number | undefined,
+    readonly caller: Caller,
+    private readonly resultLimit: number | undefined,
   ) {
-    this.asCalled = { name, arguments: args };
+    this.handlers = caller.handlers;
+    this.toolCall = { name, arguments: args };
   }
 
   send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number): Promise<CallToolResult> {
@@ -51,7 +61,13 @@ export class ToolCall implements SlotRequest<CallToolResult> {
       if (now && now !== this.definition) checkArguments(server, now, this.args, this.name);
       this.definition = now;
     }
-    const answer = client.callTool(this.tool, this.args, requestOptions(options, this.caller, touch, this.slot.stopsWhenIdle, this.asCalled, began));
+    this.timeout = options.timeout;
+    this.maxTotalTimeout = options.maxTotalTimeout;
+    this.resetTimeoutOnProgress = options.resetTimeoutOnProgress;
+    this.startedAt = options.startedAt ?? began;
+    this.signal = options.signal;
+    this.onProgress = this.slot.stopsWhenIdle ? withTouch(options.onProgress, touch) : options.onProgress;
+    const answer = client.callTool(this.tool, this.args, this);
     const definition = this.definition;
     return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(server, definition, result), result));
   }
@@ -66,7 +82,7 @@ export class ToolCall implements SlotRequest<CallToolResult> {
         phase: 'tools/call',
       });
     }
-    const limit = this.maxResultBytes;
+    const limit = this.resultLimit;
     if (limit === undefined || !isOverLimit(result, limit)) return result;
     return saveResult(this.host.stateDir(), server, this.tool, result).then((saved) => cutResult(result, limit, saved));
   }

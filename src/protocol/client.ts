@@ -344,7 +344,8 @@ export class McpClient extends EventEmitter {
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
-    const scope: RequestScope = { handlers: options.handlers, toolCall: options.toolCall ?? { name, arguments: args }, caller: options.caller };
+    // Options that name the call (the manager's) carry all a scope holds: they are the scope.
+    const scope: RequestScope = options.toolCall ? options : { handlers: options.handlers, toolCall: { name, arguments: args }, caller: options.caller };
     return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
   }
 

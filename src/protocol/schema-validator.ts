@@ -67,9 +67,9 @@ const compiledWithDefaults = new WeakMap<object, CompiledSchema | null>();
  * so the caller passes values through unchecked rather than reject what the server may accept.
  * With `useDefaults`, `check` also fills in the schema's defaults on the value it is given.
  */
-export function compileSchema(schema: unknown, options: { useDefaults?: boolean } = {}): CompiledSchema | undefined {
+export function compileSchema(schema: unknown, options?: { useDefaults?: boolean }): CompiledSchema | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
-  const useDefaults = options.useDefaults ?? false;
+  const useDefaults = options?.useDefaults ?? false;
   const cache = useDefaults ? compiledWithDefaults : compiled;
   const known = cache.get(schema);
   if (known !== undefined) return known ?? undefined;
