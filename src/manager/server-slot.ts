@@ -104,6 +104,8 @@ export class ServerSlot {
   private health: HealthMonitor | undefined;
   /** The live listing of a start that was ready on known tools, until it lands; never rejects. */
   private relisting: Promise<void> | undefined;
+  /** Sends that listing, while it waits for the first answer on the connection. */
+  private relistNow: (() => void) | undefined;
   /** Set while {@link drain} waits for the calls in flight to end. */
   private onIdle: (() => void) | undefined;
   lastError: McpError | undefined;
@@ -270,6 +272,7 @@ export class ServerSlot {
   }
 
   private requestEnded(): void {
+    this.relistSoon();
     this.active--;
     this.armIdle();
     if (this.active === 0) this.onIdle?.();
@@ -353,7 +356,7 @@ export class ServerSlot {
       const client = this.client;
       await this.begin('shutdown', async () => {
         // A listing on its way lands first (within the grace), so the cache learns what it says.
-        if (this.relisting) await withinTime(this.relisting, Math.min(graceMs ?? RELIST_GRACE_MS, RELIST_GRACE_MS));
+        if (this.relisting) await withinTime(this.listed, Math.min(graceMs ?? RELIST_GRACE_MS, RELIST_GRACE_MS));
         await Promise.all([client && this.retire(client, 'shutdown', graceMs), before?.done.catch(() => undefined)]);
       });
     })();
@@ -449,11 +452,16 @@ export class ServerSlot {
   }
 
   /**
-   * Lists the tools of a start that was ready on known ones, once the calls waiting for
-   * the start are written: their answers need not wait for the listing's.
+   * Lists the tools of a start that was ready on known ones. With requests waiting for the
+   * start, once the first of them has its answer (or someone waits for the listing): sent
+   * beside them, the listing's answer came in the same read and was parsed before theirs.
    */
   private relistBeside(client: McpClient): void {
-    const listing: Promise<void> = new Promise((resolve) => setImmediate(resolve))
+    const waited = this.active > 0;
+    const listing: Promise<void> = new Promise<void>((resolve) => {
+      if (waited) this.relistNow = resolve;
+      else setImmediate(resolve);
+    })
       .then(() => client.listTools())
       .then(
         (tools) => (this.client === client ? this.host.toolsListed(this.name, client, tools) : undefined),
@@ -468,9 +476,17 @@ export class ServerSlot {
     this.relisting = listing;
   }
 
-  /** Settles once the live listing of a start ready on known tools has landed (at once if none is due). Never rejects. */
+  /** Settles once the live listing of a start ready on known tools has landed (at once if none is due); sends it if not yet sent. Never rejects. */
   get listed(): Promise<void> {
+    this.relistSoon();
     return this.relisting ?? Promise.resolve();
+  }
+
+  /** Sends the listing a start ready on known tools owes, if it has not gone out yet. */
+  private relistSoon(): void {
+    const send = this.relistNow;
+    this.relistNow = undefined;
+    send?.();
   }
 
   private async openChannel(signal: AbortSignal): Promise<Channel> {
