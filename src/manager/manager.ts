@@ -307,7 +307,7 @@ export class McpServerManager extends EventEmitter {
 
   /** Calls a tool by its public name; only the server that owns it is started. */
   // Not async: callIn is, and a pass-through async wrapper costs every call two more turns of the microtask queue.
-  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<CallToolResult> {
     return this.callIn(undefined, name, args, options);
   }
 
@@ -844,6 +844,9 @@ function noTemplates(error: unknown): ResourceTemplate[] {
   if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
   throw error;
 }
+
+/** The options of a call that gives none: one object, never written to, rather than one per call. */
+const NO_OPTIONS: CallOptions = Object.freeze({});
 
 /** Rejects manager options that would make every start fail, naming the option and the value. */
 function checkOptions(options: ManagerOptions): void {

@@ -18,6 +18,8 @@ export interface CompiledSchema {
 const MAX_SCHEMA_CHARS = 1 << 20;
 const MAX_SCHEMA_DEPTH = 64;
 const MAX_ISSUES = 5;
+/** The context of a top-level validation, shared by every call of a schema without dynamic anchors. */
+const VALIDATION_CONTEXT = { instancePath: '', parentData: undefined, parentDataProperty: undefined, rootData: undefined, dynamicAnchors: {} } as unknown as Parameters<ValidateFunction>[1];
 /** What `check` answers for a value that fits: one frozen list, not a new one per call. */
 const NO_ISSUES: readonly SchemaIssue[] = Object.freeze([]);
 
@@ -104,11 +106,14 @@ function compileUncached(schema: Record<string, unknown>, useDefaults: boolean):
   try {
     const { $schema: _declared, ...body } = schema;
     const validate: ValidateFunction = engine(dialectOf(schema), useDefaults).compile(body);
+    // ajv's validate makes its context object per call unless given one; only a dynamic anchor writes to it.
+    const text = JSON.stringify(body);
+    const context = text.includes('$dynamicAnchor') || text.includes('$recursiveAnchor') ? undefined : VALIDATION_CONTEXT;
     return {
       check(value) {
         // ajv follows a recursive schema as deep as the value goes, on the stack.
         if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return [{ path: '', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }];
-        if (validate(value)) return NO_ISSUES;
+        if (validate(value, context)) return NO_ISSUES;
         return (validate.errors ?? []).slice(0, MAX_ISSUES).map(describe);
       },
     };
