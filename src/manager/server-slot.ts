@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { withinTime } from '../async/within-time.js';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
+import type { RequestFinish } from '../protocol/pending-requests.js';
 import type { CallOptions, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
@@ -49,8 +50,16 @@ export interface SlotHost {
  * a start (which may have listed the server's tools again).
  */
 export interface SlotRequest<T, R = T> {
-  /** `began`: when the slot took the request (a `performance.now()` reading), for its `startedAt`. */
-  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number): Promise<T>;
+  /**
+   * `began`: when the slot took the request (a `performance.now()` reading), for its
+   * `startedAt`. `finish`: given when {@link handsOn} is set, for the request to hand to the
+   * client (`RequestOptions.finish`); the promise `send` returns is then the caller's.
+   */
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number, finish?: RequestFinish): Promise<T>;
+  /** `send` hands the slot's `finish` on: the slot adds no promise layer of its own. */
+  readonly handsOn?: boolean;
+  /** Checks an answer before it counts as a success; a throw fails the request. */
+  check?(result: T): void;
   /** The caller's result from the server's. Default: as it came. */
   done?(result: T): R | Promise<R>;
   /** The caller's outcome from a failure. Default: the error. */
@@ -239,29 +248,29 @@ export class ServerSlot {
             protocolVersion: client.protocolVersion,
           })
         : undefined;
+    const settle = new SlotSettle(this, request, client, began, span);
     let answer: Promise<T>;
     try {
-      answer = request.send(client, this.touch, options, waited, began);
+      answer = request.send(client, this.touch, options, waited, began, request.handsOn ? settle : undefined);
     } catch (error) {
-      answer = Promise.reject(error);
+      return new Promise<R>((resolve) => resolve(settle.failed(error)));
     }
+    if (request.handsOn) return answer as unknown as Promise<R>;
     return answer.then(
-      (result) => {
-        this.host.metrics.end(began);
-        span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
-        this.requestEnded();
-        return request.done ? request.done(result) : (result as unknown as R);
-      },
-      (error: unknown) => {
-        const reported = this.requestFailed(client, error, began, span);
-        if (request.failed) return request.failed(reported);
-        throw reported;
-      },
+      (result) => settle.done(result),
+      (error: unknown) => settle.failed(error),
     );
   }
 
+  /** Counts a request that succeeded. */
+  requestSucceeded(began: number, span: TraceHandle | undefined, result: unknown): void {
+    this.host.metrics.end(began);
+    span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
+    this.requestEnded();
+  }
+
   /** Counts a failed request and gives the error its caller gets. */
-  private requestFailed(client: McpClient | undefined, error: unknown, began: number, span: TraceHandle | undefined): unknown {
+  requestFailed(client: McpClient | undefined, error: unknown, began: number, span: TraceHandle | undefined): unknown {
     if (client && lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
     const reported = client ? this.fromOldConnection(client, error) : error;
     const failure = reported instanceof McpError ? reported : undefined;
@@ -623,6 +632,40 @@ export class ServerSlot {
 
   private closedError(): McpError {
     return new McpError('closed', `${serverLabel(this.name)}the manager was shut down`, { server: this.name });
+  }
+}
+
+/**
+ * The end of one request a slot runs: the slot counts it, then the request makes its
+ * caller's outcome. One object per request, given to the engine as the request's finish
+ * (no promise layer) or used by the slot's own `then`.
+ */
+class SlotSettle<T, R> implements RequestFinish {
+  constructor(
+    private readonly slot: ServerSlot,
+    private readonly request: SlotRequest<T, R>,
+    private readonly client: McpClient,
+    private readonly began: number,
+    private readonly span: TraceHandle | undefined,
+  ) {}
+
+  done(result: unknown): R | Promise<R> {
+    const request = this.request;
+    if (request.check) {
+      try {
+        request.check(result as T);
+      } catch (error) {
+        return this.failed(error);
+      }
+    }
+    this.slot.requestSucceeded(this.began, this.span, result);
+    return request.done ? request.done(result as T) : (result as R);
+  }
+
+  failed(error: unknown): R | Promise<R> {
+    const reported = this.slot.requestFailed(this.client, error, this.began, this.span);
+    if (this.request.failed) return this.request.failed(reported);
+    throw reported;
   }
 }
 

@@ -1,6 +1,7 @@
 import { McpError, serverLabel } from '../errors.js';
 import { cutResult, isOverLimit } from '../model/result-limits.js';
 import type { McpClient, RequestOptions } from '../protocol/client.js';
+import type { RequestFinish } from '../protocol/pending-requests.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type { CallOptions, CallToolResult, HostHandlers, Progress, Tool } from '../protocol/types.js';
 import type { Caller } from './host-handlers.js';
@@ -34,7 +35,10 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
   startedAt: number | undefined = undefined;
   signal: AbortSignal | undefined = undefined;
   onProgress: ((progress: Progress) => void) | undefined = undefined;
+  finish: RequestFinish | undefined = undefined;
   readonly handlers: HostHandlers;
+  /** The slot's finish goes to the client with the options: no promise layer per call. */
+  readonly handsOn = true;
   /** The call as the host's handlers see it: the public name, as its caller made it. */
   readonly toolCall: { name: string; arguments: object };
 
@@ -53,7 +57,7 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
     this.toolCall = { name, arguments: args };
   }
 
-  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number): Promise<CallToolResult> {
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number, finish?: RequestFinish): Promise<CallToolResult> {
     const server = this.slot.name;
     if (waited || !this.definition) {
       // A start lists the server's tools: the definition may be new, or known only now.
@@ -67,9 +71,14 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
     this.startedAt = options.startedAt ?? began;
     this.signal = options.signal;
     this.onProgress = this.slot.stopsWhenIdle ? withTouch(options.onProgress, touch) : options.onProgress;
-    const answer = client.callTool(this.tool, this.args, this);
+    this.finish = finish;
+    return client.callTool(this.tool, this.args, this);
+  }
+
+  /** `structuredContent` must fit the tool's `outputSchema`. */
+  check(result: CallToolResult): void {
     const definition = this.definition;
-    return definition?.outputSchema === undefined ? answer : answer.then((result) => (checkResult(server, definition, result), result));
+    if (definition?.outputSchema !== undefined) checkResult(this.slot.name, definition, result);
   }
 
   /** The result as the caller gets it: within `maxResultBytes` (the whole of it saved to a file when cut). */

@@ -8,6 +8,7 @@ import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
+import type { RequestFinish } from './pending-requests.js';
 import {
   combineCacheHints,
   decodeModernResult,
@@ -143,6 +144,8 @@ export interface RequestOptions extends CallOptions {
   caller?: object;
   /** How the handlers' context names this tool call (the manager gives its public name). Default: the name and arguments sent. */
   toolCall?: { name: string; arguments: object };
+  /** Makes the caller's outcome from the request's before its promise settles: see {@link RequestFinish}. */
+  finish?: RequestFinish;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -488,8 +491,11 @@ export class McpClient extends EventEmitter {
   ): Promise<z.infer<S>> {
     // The usual tool result is vouched for by hand: zod would copy it for nothing (~4 µs).
     const accepts = (schema as z.ZodType) === CallToolResultSchema ? isPlainCallToolResult : undefined;
-    if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, ownsParams, scope }, options);
-    return this.callModern(method, params, schema, accepts, phase, options, label, withProgress, scope);
+    const finish = options.finish;
+    if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, ownsParams, scope, finish }, options);
+    // A 2026 request may take several rounds: its finish waits for the last.
+    const answer = this.callModern(method, params, schema, accepts, phase, options, label, withProgress, scope);
+    return finish ? (answer.then((result) => finish.done(result), (error: unknown) => finish.failed(error)) as Promise<z.infer<S>>) : answer;
   }
 
   /**

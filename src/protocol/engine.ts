@@ -4,7 +4,7 @@ import { McpError, type McpPhase } from '../errors.js';
 import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../transport/channel.js';
 import { Listeners } from '../transport/listeners.js';
 import { copyWith } from './copy-with.js';
-import { type PendingRequest, PendingRequests } from './pending-requests.js';
+import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
 import { ProgressParamsSchema } from './schemas.js';
 import { type Label, SessionErrors } from './session-errors.js';
 import type { CallOptions } from './types.js';
@@ -47,6 +47,8 @@ export interface OutgoingRequest {
   silentCancel?: boolean;
   /** Learns the request's id before it is sent (a long-lived request the caller may {@link RequestEngine.cancel} later). */
   onId?: (id: number) => void;
+  /** Makes the caller's outcome from the request's, before the promise settles (see {@link RequestFinish}). */
+  finish?: RequestFinish;
 }
 
 export interface RequestEngineOptions {
@@ -137,11 +139,12 @@ export class RequestEngine {
   request<T = unknown>(request: OutgoingRequest, options: CallOptions = {}): Promise<T> {
     const { method, params, phase } = request;
     const label = request.label ?? method;
-    if (this.endReason) return Promise.reject(this.errors.forRequest(this.endReason, { label, phase }));
+    const finish = request.finish;
+    if (this.endReason) return refused(this.errors.forRequest(this.endReason, { label, phase }), finish);
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(this.errors.cancelled({ label, phase }, signal));
+    if (signal?.aborted) return refused(this.errors.cancelled({ label, phase }, signal), finish);
     const badOption = invalidDuration(options, 'timeout') ?? invalidDuration(options, 'maxTotalTimeout');
-    if (badOption) return Promise.reject(badOption);
+    if (badOption) return refused(badOption, finish);
     const id = ++this.nextId;
     const timeoutMs = options.timeout ?? this.defaultTimeout;
     const promise = new Promise<T>(capture);
@@ -168,6 +171,7 @@ export class RequestEngine {
       totalDeadline: options.maxTotalTimeout === undefined ? Infinity : now + options.maxTotalTimeout,
       scope: request.scope,
       signal,
+      finish,
     };
     if (request.silentCancel) silent.add(record);
     this.pending.add(record);
@@ -188,7 +192,7 @@ export class RequestEngine {
     if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
     const record = this.pending.take((message as { id?: unknown }).id);
     if (!record) return;
-    record.reject(error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
+    fail(record, error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
   };
 
   /** Sends a notification; rejects when the session is over. */
@@ -205,7 +209,7 @@ export class RequestEngine {
       if (this.channel.abandon) this.channel.abandon(id, error.message);
       else this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
     }
-    request.reject(error);
+    fail(request, error);
   }
 
   /** Ends the channel (which ends the session with `closed`). Idempotent; never throws. */
@@ -230,11 +234,11 @@ export class RequestEngine {
     // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
     const request = this.pending.take(id);
     if (!request) return;
-    if (error !== undefined && error !== null) return request.reject(this.errors.rpc(request, error));
-    if (!request.schema || request.accepts?.(result)) return request.resolve(result);
+    if (error !== undefined && error !== null) return fail(request, this.errors.rpc(request, error));
+    if (!request.schema || request.accepts?.(result)) return fulfil(request, result);
     const parsed = request.schema.safeParse(result);
-    if (parsed.success) request.resolve(parsed.data);
-    else request.reject(this.errors.fromIssues(request, parsed.error));
+    if (parsed.success) fulfil(request, parsed.data);
+    else fail(request, this.errors.fromIssues(request, parsed.error));
   }
 
   private notification(method: string, params: unknown, context: MessageContext): void {

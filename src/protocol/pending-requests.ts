@@ -28,6 +28,46 @@ export interface PendingRequest {
   signal?: AbortSignal;
   /** Whatever the caller attached (the client: the host handlers of the call), for requests the peer makes about this one. */
   scope?: unknown;
+  /** Makes the caller's outcome from the request's, before the promise settles. */
+  finish?: RequestFinish;
+}
+
+/**
+ * Runs when a request settles, before its promise does: what `done` returns (or throws) is
+ * what the caller's promise resolves (or rejects) with, and likewise `failed` for a failure.
+ * A caller that handles every answer (the manager's counting and checks) so saves each
+ * request a promise layer.
+ */
+export interface RequestFinish {
+  done(result: unknown): unknown;
+  failed(error: unknown): unknown;
+}
+
+/** Settles `request` with `value`, through its finish when it has one. */
+export function fulfil(request: PendingRequest, value: unknown): void {
+  const finish = request.finish;
+  if (!finish) return request.resolve(value);
+  try {
+    request.resolve(finish.done(value));
+  } catch (error) {
+    request.reject(error as McpError);
+  }
+}
+
+/** Fails `request` with `error`, through its finish when it has one. */
+export function fail(request: PendingRequest, error: McpError): void {
+  const finish = request.finish;
+  if (!finish) return request.reject(error);
+  try {
+    request.resolve(finish.failed(error));
+  } catch (thrown) {
+    request.reject(thrown as McpError);
+  }
+}
+
+/** The promise of a request refused before it was sent, through its finish when it has one. */
+export function refused<T>(error: McpError, finish: RequestFinish | undefined): Promise<T> {
+  return finish ? new Promise<T>((resolve) => resolve(finish.failed(error) as T)) : Promise.reject(error);
 }
 
 /** How many requests one signal cancels, and the one listener they share. */
@@ -122,7 +162,7 @@ export class PendingRequests {
   rejectAll(errorFor: (request: PendingRequest) => McpError): void {
     for (const id of [...this.byId.keys()]) {
       const request = this.take(id);
-      if (request) request.reject(errorFor(request));
+      if (request) fail(request, errorFor(request));
     }
     // Only lasting signals' groups are left, all empty now.
     for (const [signal, group] of this.bySignal) this.forget(signal, group);
