@@ -97,7 +97,7 @@ export class McpError extends Error {
  */
 export function stoppedBy(signal: AbortSignal, what: string, fields: McpErrorFields = {}): McpError {
   const reason: unknown = signal.reason;
-  if (reason instanceof McpError && reason.code === 'closed') return new McpError('closed', `${what} was cancelled: ${reason.message}`, { ...fields, cause: reason });
+  if (isMcpError(reason) && reason.code === 'closed') return new McpError('closed', `${what} was cancelled: ${reason.message}`, { ...fields, cause: reason });
   return new McpError('cancelled', `${what} was cancelled`, { ...fields, cause: reason });
 }
 

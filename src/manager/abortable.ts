@@ -2,8 +2,8 @@ import { serverLabel, stoppedBy } from '../errors.js';
 
 /**
  * Waits for `work` unless `signal` aborts first, then rejects with `cancelled` (or
- * `closed`: see {@link stoppedBy}). The work
- * itself goes on (a server start is shared by other callers); only this wait ends.
+ * `closed`: see {@link stoppedBy}). The work itself goes on (a server start is shared by
+ * other callers); only this wait ends.
  */
 export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string, server?: string): Promise<T> {
   if (!signal) return work;

@@ -622,7 +622,7 @@ export class McpServerManager extends EventEmitter {
     this.assertOpen();
     const slot = this.slot(server, view);
     return slot.run(
-      (client, touch, left) => client.readResource(uri, requestOptions(left, caller, touch, slot.stopsWhenIdle)),
+      { send: (client, touch, left) => client.readResource(uri, requestOptions(left, caller, touch, slot.stopsWhenIdle)), caller, handlers: caller.handlers },
       options,
       this.tracing && { method: 'resources/read', resourceUri: uri },
     );

@@ -183,9 +183,9 @@ export class ManifestCache {
       });
   }
 
-  /** The file's text, read only if it is a regular file (not a symlink, FIFO or device) within the size cap. */
   /**
-   * The file's text, read synchronously: five thread-pool trips cost a cold call ~0.5 ms of
+   * The file's text, read only if it is a regular file (not a symlink, FIFO or device)
+   * within the size cap. Read synchronously: five thread-pool trips cost a cold call ~0.5 ms of
    * host time (and its server the CPU it shares), a small file's synchronous read ~50 µs,
    * and the JSON.parse that follows blocks longer than the read of even the largest file.
    */
@@ -227,7 +227,6 @@ export class ManifestCache {
       return undefined;
     }
   }
-
 
   private async write(server: string, entry: ManifestEntry): Promise<void> {
     const file = this.fileOf(server);

@@ -57,7 +57,10 @@ export class PoolRequests {
     const target = await budget.wait(this.routePrompt(name, view, options.signal), `prompts/get ${JSON.stringify(name)}`, this.pool.catalog.prompts.serverOf(name));
     checkPromptArguments(target, args);
     const slot = this.pool.slot(target.server);
-    return slot.run((client, touch, left) => client.getPrompt(target.prompt.name, args, requestOptions(left, caller, touch, slot.stopsWhenIdle)), budget.rest());
+    return slot.run(
+      { send: (client, touch, left) => client.getPrompt(target.prompt.name, args, requestOptions(left, caller, touch, slot.stopsWhenIdle)), caller, handlers: caller.handlers },
+      budget.rest(),
+    );
   }
 
   async complete(

@@ -3,7 +3,7 @@ import { withinTime } from '../async/within-time.js';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
 import type { RequestFinish } from '../protocol/pending-requests.js';
-import type { CallOptions, Tool } from '../protocol/types.js';
+import type { CallOptions, HostHandlers, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
@@ -51,13 +51,16 @@ export interface SlotHost {
  */
 export interface SlotRequest<T, R = T> {
   /**
-   * `began`: when the slot took the request (a `performance.now()` reading), for its
-   * `startedAt`. `finish`: given when {@link handsOn} is set, for the request to hand to the
-   * client (`RequestOptions.finish`); the promise `send` returns is then the caller's.
+   * `finish`: given when {@link handsOn} is set, for the request to hand to the client
+   * (`RequestOptions.finish`); the promise `send` returns is then the caller's.
    */
-  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number, finish?: RequestFinish): Promise<T>;
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, finish?: RequestFinish): Promise<T>;
   /** `send` hands the slot's `finish` on: the slot adds no promise layer of its own. */
   readonly handsOn?: boolean;
+  /** Who makes the request: a question the server asks while the request waits for its start may be for them. */
+  readonly caller?: object;
+  readonly handlers?: HostHandlers;
+  readonly toolCall?: { name: string; arguments: object };
   /** Checks an answer before it counts as a success; a throw fails the request. */
   check?(result: T): void;
   /** The caller's result from the server's. Default: as it came. */
@@ -113,6 +116,8 @@ export class ServerSlot {
   private health: HealthMonitor | undefined;
   /** The live listing of a start that was ready on known tools, until it lands; never rejects. */
   private relisting: Promise<void> | undefined;
+  /** Requests waiting for a start, whose callers count for the questions the server asks meanwhile. */
+  private readonly waiting = new Set<SlotRequest<unknown, unknown>>();
   /** Sends that listing, while it waits for the first answer on the connection. */
   private relistNow: (() => void) | undefined;
   /** Set while {@link drain} waits for the calls in flight to end. */
@@ -142,7 +147,7 @@ export class ServerSlot {
     return this.entry.kind === 'stdio' || this.entry.kind === 'http';
   }
 
-  /** Whether the server is stopped after `idleTimeout` without requests (progress on one is activity). */
+  /** Whether progress on a request counts as activity for idle stop: a stdio server with `idleTimeout`. */
   get stopsWhenIdle(): boolean {
     return this.entry.kind === 'stdio' && this.entry.config.idleTimeout !== undefined;
   }
@@ -217,6 +222,7 @@ export class ServerSlot {
   private async sendAfterStart<T, R>(request: SlotRequest<T, R>, options: CallOptions, label: RequestLabel | undefined, began: number): Promise<R> {
     let client: McpClient;
     let left: CallOptions;
+    this.waiting.add(request);
     try {
       const budget = new CallBudget(options);
       // Aborting or running out of time stops this caller's wait for a start, not the start others share.
@@ -228,30 +234,19 @@ export class ServerSlot {
       const reported = this.requestFailed(undefined, error, began, undefined);
       if (request.failed) return request.failed(reported);
       throw reported;
+    } finally {
+      this.waiting.delete(request);
     }
     return this.send(client, request, left, label, began, true);
   }
 
   /** Sends `request` on a ready client; the slot's counters settle with its answer, then the caller's outcome is made. */
   private send<T, R>(client: McpClient, request: SlotRequest<T, R>, options: CallOptions, label: RequestLabel | undefined, began: number, waited: boolean): Promise<R> {
-    const tracing = this.host.tracing;
-    // The span covers the request from its sending on; a start it waited for has its own. No
-    // object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
-    const span =
-      tracing && label && tracing.listened(began)
-        ? tracing.request({
-            method: label.method,
-            target: label.target,
-            resourceUri: label.resourceUri,
-            server: this.name,
-            transport: client.transport,
-            protocolVersion: client.protocolVersion,
-          })
-        : undefined;
+    const span = label ? this.requestSpan(client, label, began) : undefined;
     const settle = new SlotSettle(this, request, client, began, span);
     let answer: Promise<T>;
     try {
-      answer = request.send(client, this.touch, options, waited, began, request.handsOn ? settle : undefined);
+      answer = request.send(client, this.touch, options, waited, request.handsOn ? settle : undefined);
     } catch (error) {
       return new Promise<R>((resolve) => resolve(settle.failed(error)));
     }
@@ -262,11 +257,39 @@ export class ServerSlot {
     );
   }
 
+  /**
+   * The span of a request from its sending on (a start it waited for has its own), when a
+   * tracer listens. A tracer that throws costs the request its span, never the request. No
+   * object spread here: on Node 20 `{ ...label, more }` takes V8's slow path (~1 µs a property).
+   */
+  private requestSpan(client: McpClient, label: RequestLabel, began: number): TraceHandle | undefined {
+    const tracing = this.host.tracing;
+    if (!tracing) return undefined;
+    try {
+      if (!tracing.listened(began)) return undefined;
+      return tracing.request({
+        method: label.method,
+        target: label.target,
+        resourceUri: label.resourceUri,
+        server: this.name,
+        transport: client.transport,
+        protocolVersion: client.protocolVersion,
+      });
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Counts a request that succeeded. */
   requestSucceeded(began: number, span: TraceHandle | undefined, result: unknown): void {
-    this.host.metrics.end(began);
-    span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
-    this.requestEnded();
+    try {
+      this.host.metrics.end(began);
+      span?.end((result as { isError?: unknown } | undefined)?.isError === true ? TOOL_ERROR : undefined);
+    } catch {
+      // A tracer's failure must not keep the request counted as in flight.
+    } finally {
+      this.requestEnded();
+    }
   }
 
   /** Counts a failed request and gives the error its caller gets. */
@@ -274,9 +297,14 @@ export class ServerSlot {
     if (client && lostAuthorization(error) && this.client === client && !this.op) this.lostAuth(client, error as McpError);
     const reported = client ? this.fromOldConnection(client, error) : error;
     const failure = reported instanceof McpError ? reported : undefined;
-    this.host.metrics.end(began, failure?.code ?? 'protocol-error');
-    span?.end(failure);
-    this.requestEnded();
+    try {
+      this.host.metrics.end(began, failure?.code ?? 'protocol-error');
+      span?.end(failure);
+    } catch {
+      // As in requestSucceeded.
+    } finally {
+      this.requestEnded();
+    }
     return reported;
   }
 
@@ -419,7 +447,7 @@ export class ServerSlot {
       this.startSilent = true;
       const listeners = { ...options.listeners, stderr: (line: string) => ((this.startSilent = false), stderr?.(line)) };
       const timeout = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config.timeout ?? options.timeout;
-      client = await McpClient.over(channel, { ...options, listeners, timeout, signal });
+      client = await McpClient.over(channel, { ...options, listeners, timeout, signal, waiting: () => this.waiting });
       if (signal.aborted) throw this.closedError();
       const live = client;
       // Until the start settles, a shutdown must also end the listing.

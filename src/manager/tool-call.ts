@@ -57,7 +57,7 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
     this.toolCall = { name, arguments: args };
   }
 
-  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, began: number, finish?: RequestFinish): Promise<CallToolResult> {
+  send(client: McpClient, touch: () => void, options: CallOptions, waited: boolean, finish?: RequestFinish): Promise<CallToolResult> {
     const server = this.slot.name;
     if (waited || !this.definition) {
       // A start lists the server's tools: the definition may be new, or known only now.
@@ -68,7 +68,7 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
     this.timeout = options.timeout;
     this.maxTotalTimeout = options.maxTotalTimeout;
     this.resetTimeoutOnProgress = options.resetTimeoutOnProgress;
-    this.startedAt = options.startedAt ?? began;
+    this.startedAt = options.startedAt;
     this.signal = options.signal;
     this.onProgress = this.slot.stopsWhenIdle ? withTouch(options.onProgress, touch) : options.onProgress;
     this.finish = finish;

@@ -123,6 +123,11 @@ export interface ConnectOptions {
   era?: ProtocolEra;
   /** The host's answers to the server's questions; the default for calls that bring none. */
   handlers?: HostHandlers;
+  /**
+   * Requests not sent yet because they wait for this connection (its start): a question no
+   * request claims counts their callers as it counts those of the requests in flight.
+   */
+  waiting?: () => Iterable<RequestScope>;
   /** Declare these capabilities even without a default handler (calls bring their own). */
   capabilities?: { elicitation?: boolean; sampling?: boolean; roots?: boolean };
   /**
@@ -162,8 +167,8 @@ interface Negotiated {
   instructions?: string;
 }
 
-/** What a pending request carries for the server's questions about it. */
-interface RequestScope {
+/** What a request carries for the server's questions about it. */
+export interface RequestScope {
   handlers?: HostHandlers;
   toolCall?: { name: string; arguments: object };
   caller?: object;
@@ -635,8 +640,9 @@ export class McpClient extends EventEmitter {
     if (!kind || this.clientCapabilities()[kind] === undefined) return undefined;
     let found: RequestScope | undefined;
     let count = 0;
-    for (const request of this.engine.pendingRequests()) {
-      const scope = request.scope as RequestScope | undefined;
+    const scopes = [...this.options.waiting?.() ?? []];
+    for (const request of this.engine.pendingRequests()) scopes.push(request.scope as RequestScope);
+    for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
       if (found && found.caller !== scope.caller) return undefined;
       found = scope;

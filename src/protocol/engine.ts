@@ -152,9 +152,9 @@ export class RequestEngine {
     // Held no longer than this: the last promise would keep its result alive.
     captured.resolve = captured.reject = nothing;
     // A request whose time-outs began before it (the call waited for a start) has that much less to wait.
-    // The caller's clock reading stands for the engine's: one read fewer per request.
+    const sentAt = performance.now();
     const startedAt = options.startedAt;
-    const now = startedAt !== undefined && Number.isFinite(startedAt) ? startedAt : performance.now();
+    const now = startedAt !== undefined && Number.isFinite(startedAt) && startedAt < sentAt ? startedAt : sentAt;
     const record: PendingRequest = {
       id,
       label,
@@ -179,8 +179,13 @@ export class RequestEngine {
     const withProgress = request.withProgress ?? options.onProgress !== undefined;
     const sent = withProgress ? withProgressToken(params, id, request.ownsParams === true) : params;
     const message = { jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage;
-    if (this.channel.post) this.channel.post(message, this.undelivered);
-    else this.channel.send(message).catch((error: unknown) => this.undelivered(error, message));
+    try {
+      if (this.channel.post) this.channel.post(message, this.undelivered);
+      else this.channel.send(message).catch((error: unknown) => this.undelivered(error, message));
+    } catch (error) {
+      // A channel that throws instead of reporting: this request fails alone, once.
+      if (this.pending.take(id)) fail(record, this.errors.unsendable(record, new McpError('protocol-error', (error as Error)?.message ?? String(error), { cause: error })));
+    }
     return promise;
   }
 

@@ -73,6 +73,8 @@ export function refused<T>(error: McpError, finish: RequestFinish | undefined): 
 /** How many requests one signal cancels, and the one listener they share. */
 interface SignalGroup {
   count: number;
+  /** The first request while the count was 0, while it is pending: a signal of one request finds it at once. */
+  first: PendingRequest | undefined;
   readonly onAbort: () => void;
 }
 
@@ -131,11 +133,11 @@ export class PendingRequests {
     if (!signal) return;
     let group = this.bySignal.get(signal);
     if (!group) {
-      group = { count: 0, onAbort: () => this.abort(signal) };
+      group = { count: 0, first: undefined, onAbort: () => this.abort(signal) };
       this.bySignal.set(signal, group);
       signal.addEventListener('abort', group.onAbort, { once: true });
     }
-    group.count++;
+    if (group.count++ === 0) group.first = request;
   }
 
   values(): IterableIterator<PendingRequest> {
@@ -154,7 +156,10 @@ export class PendingRequests {
     this.byId.delete(request.id);
     const signal = request.signal;
     const group = signal && this.bySignal.get(signal);
-    if (group && --group.count === 0 && !lasting.has(signal!)) this.forget(signal!, group);
+    if (group) {
+      if (group.first === request) group.first = undefined;
+      if (--group.count === 0 && !lasting.has(signal!)) this.forget(signal!, group);
+    }
     return request;
   }
 
@@ -171,10 +176,18 @@ export class PendingRequests {
     this.armedFor = Infinity;
   }
 
+  /**
+   * The requests of an aborted signal are cancelled: the one that made its group at once,
+   * several (a session's) found among all pending ones, once per signal.
+   */
   private abort(signal: AbortSignal): void {
-    const stopped: PendingRequest[] = [];
-    for (const request of this.byId.values()) if (request.signal === signal) stopped.push(request);
-    for (const request of stopped) this.aborted(request, signal);
+    const group = this.bySignal.get(signal);
+    if (group?.count === 1 && group.first) this.aborted(group.first, signal);
+    else if (group && group.count > 0) {
+      const stopped: PendingRequest[] = [];
+      for (const request of this.byId.values()) if (request.signal === signal) stopped.push(request);
+      for (const request of stopped) this.aborted(request, signal);
+    }
     this.bySignal.delete(signal);
   }
 

@@ -175,10 +175,9 @@ export interface CallOptions {
   /** Upper bound on the whole request in ms, however much progress arrives. Default: none. */
   maxTotalTimeout?: number;
   /**
-   * When `timeout` and `maxTotalTimeout` start counting (a `performance.now()` value read
-   * before the call, not a later one); default: when the request is sent. The manager sets
-   * it to when a call began, so its time-outs cover a server start too; progress still
-   * restarts the whole `timeout`.
+   * When `timeout` and `maxTotalTimeout` start counting (a `performance.now()` value);
+   * default: when the request is sent. The manager sets it to when a call began, so its
+   * time-outs cover a server start too; progress still restarts the whole `timeout`.
    */
   startedAt?: number;
   /** Manager tool calls: cap on the result's text in bytes, overriding the manager's `maxResultBytes`. */

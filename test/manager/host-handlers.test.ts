@@ -1,6 +1,7 @@
 import { McpServerManager, type ManagerOptions } from '../../src/manager/manager.js';
 import type { ElicitRequest, HostRequestContext } from '../../src/protocol/types.js';
 import { fixture, textOf, waitFor } from '../support/fixtures.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 const managers: McpServerManager[] = [];
 afterEach(async () => {
@@ -57,6 +58,18 @@ describe('host handlers, legacy era over stdio', () => {
     const chat = manager.session({ handlers: { elicitation: answers('chat', log) } });
     expect(answerOf(await chat.callTool('mcp__f__ask', { message: 'Who?' })).result.content).toEqual({ name: 'chat', size: 3 });
     expect(log).toEqual(['chat: Who? (f, mcp__f__ask)']);
+  });
+
+  it("a question asked while a session's call waits for the server's start goes to that session", async () => {
+    const cacheDir = tempDir();
+    const servers = { r: fixture('asks-roots-in-handshake.mjs') };
+    const roots = [{ uri: 'file:///manager' }];
+    // A first manager lists the tools into the cache: the next start is ready on known tools, and a call waits for it.
+    const first = manage({ cacheDir, roots }, servers);
+    await first.listTools();
+    await first.shutdown();
+    const chat = manage({ cacheDir, roots }, servers).session({ handlers: { roots: async () => [{ uri: 'file:///chat' }] } });
+    expect(JSON.parse(textOf(await chat.callTool('mcp__r__roots-seen'))).result).toEqual({ roots: [{ uri: 'file:///chat' }] });
   });
 
   it('two sessions in flight on one stdio server: the question goes to the manager, never to the other chat', async () => {
