@@ -204,9 +204,9 @@ export class ServerSlot {
 
   /**
    * Runs one request against the server, counting it as activity for idle stop. The
-   * call's `timeout` and `maxTotalTimeout` (in `options`) cover the wait for a start
-   * too; the request is sent with the options counting from the call's start (`startedAt`), and `touch` to call on
-   * progress, which is activity too.
+   * call's `timeout` and `maxTotalTimeout` (in `options`) cover the wait for a start too;
+   * the request is sent with the options counting from the call's start (`startedAt`),
+   * and `touch` to call on progress, which is activity too.
    */
   run<T, R = T>(request: SlotRequest<T, R> | Send<T>, options: CallOptions = {}, label?: RequestLabel): Promise<R> {
     const began = this.host.metrics.begin();

@@ -5,7 +5,7 @@ import type { RequestFinish } from '../protocol/pending-requests.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../protocol/json-depth.js';
 import type { CallOptions, CallToolResult, HostHandlers, Progress, Tool } from '../protocol/types.js';
 import type { Caller } from './host-handlers.js';
-import { withTouch } from './request-options.js';
+import { takeCallOptions } from './request-options.js';
 import { saveResult } from './result-file.js';
 import type { ServerSlot, SlotRequest } from './server-slot.js';
 import { checkArguments, checkResult } from './tool-contract.js';
@@ -65,12 +65,7 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
       if (now && now !== this.definition) checkArguments(server, now, this.args, this.name);
       this.definition = now;
     }
-    this.timeout = options.timeout;
-    this.maxTotalTimeout = options.maxTotalTimeout;
-    this.resetTimeoutOnProgress = options.resetTimeoutOnProgress;
-    this.startedAt = options.startedAt;
-    this.signal = options.signal;
-    this.onProgress = this.slot.stopsWhenIdle ? withTouch(options.onProgress, touch) : options.onProgress;
+    takeCallOptions(this, options, touch, this.slot.stopsWhenIdle);
     this.finish = finish;
     return client.callTool(this.tool, this.args, this);
   }

@@ -143,8 +143,9 @@ export interface RequestOptions extends CallOptions {
   handlers?: HostHandlers;
   /**
    * Who makes the request, compared by identity. A legacy server's question that no request
-   * claims goes to this request's `handlers` when every request in flight that names a
-   * caller names this one; else to the client's own handlers.
+   * claims goes to this request's `handlers` when every request in flight (or waiting for
+   * the connection, see `ConnectOptions.waiting`) that names a caller names this one; else
+   * to the client's own handlers.
    */
   caller?: object;
   /** How the handlers' context names this tool call (the manager gives its public name). Default: the name and arguments sent. */
