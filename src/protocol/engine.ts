@@ -183,8 +183,8 @@ export class RequestEngine {
       if (this.channel.post) this.channel.post(message, this.undelivered);
       else this.channel.send(message).catch((error: unknown) => this.undelivered(error, message));
     } catch (error) {
-      // A channel that throws instead of reporting: this request fails alone, once.
-      if (this.pending.take(id)) fail(record, this.errors.unsendable(record, new McpError('protocol-error', (error as Error)?.message ?? String(error), { cause: error })));
+      // A channel that throws instead of reporting: this request fails alone, as one it could not send.
+      this.undelivered(new McpError('protocol-error', (error as Error)?.message ?? String(error), { cause: error }), message);
     }
     return promise;
   }
