@@ -103,8 +103,8 @@ export class RequestEngine {
     return this.pending.size;
   }
 
-  /** The requests still waiting for their answers. */
-  pendingRequests(): IterableIterator<PendingRequest> {
+  /** The requests still waiting for their answers, oldest first: a copy. */
+  pendingRequests(): PendingRequest[] {
     return this.pending.values();
   }
 

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { McpError, McpPhase } from '../errors.js';
 import type { Label } from './session-errors.js';
 import type { Progress } from './types.js';
+import { RequestTable } from './request-table.js';
 
 /** Everything about one request in flight, in one record keyed by its JSON-RPC id. */
 export interface PendingRequest {
@@ -104,7 +105,7 @@ export type Expiry = 'timeout' | 'total';
  * pipes keep the host alive anyway.
  */
 export class PendingRequests {
-  private readonly byId = new Map<number, PendingRequest>();
+  private readonly byId = new RequestTable<PendingRequest>();
   /**
    * The signals that cancel requests, each with one abort listener however many requests
    * share it (a session's calls share its signal). A listener per request cost 1.5 µs to
@@ -127,7 +128,7 @@ export class PendingRequests {
   }
 
   add(request: PendingRequest): void {
-    this.byId.set(request.id, request);
+    this.byId.add(request);
     this.arm(Math.min(request.deadline, request.totalDeadline));
     const signal = request.signal;
     if (!signal) return;
@@ -140,7 +141,8 @@ export class PendingRequests {
     if (group.count++ === 0) group.first = request;
   }
 
-  values(): IterableIterator<PendingRequest> {
+  /** The pending requests, oldest first: a copy. */
+  values(): PendingRequest[] {
     return this.byId.values();
   }
 
@@ -153,7 +155,7 @@ export class PendingRequests {
   take(id: unknown): PendingRequest | undefined {
     const request = this.get(id);
     if (!request) return undefined;
-    this.byId.delete(request.id);
+    this.byId.delete(request);
     const signal = request.signal;
     const group = signal && this.bySignal.get(signal);
     if (group) {
@@ -165,7 +167,7 @@ export class PendingRequests {
 
   /** Rejects every request at once, each with the error `errorFor` builds for it. */
   rejectAll(errorFor: (request: PendingRequest) => McpError): void {
-    for (const id of [...this.byId.keys()]) {
+    for (const { id } of this.byId.values()) {
       const request = this.take(id);
       if (request) fail(request, errorFor(request));
     }
@@ -211,7 +213,7 @@ export class PendingRequests {
     this.armedFor = Infinity;
     const now = performance.now();
     let next = Infinity;
-    for (const request of [...this.byId.values()]) {
+    for (const request of this.byId.values()) {
       if (request.totalDeadline <= now) this.expired(request, 'total');
       else if (request.deadline <= now) this.expired(request, 'timeout');
       else next = Math.min(next, request.deadline, request.totalDeadline);
