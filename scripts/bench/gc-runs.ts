@@ -1,8 +1,8 @@
 // Figure 1's loop (every client connected, a full GC before each run of 0.3 s, 64 in
 // flight) with each run's garbage collection counted: a dev tool, not part of
-// `npm run bench`. It shows how much of a run the scavenges take in the bench's heap
-// (5-10 ms each there, against ~0.5 ms in a process with one client), which is why bytes
-// allocated per call weigh on figure 1. Usage:
+// `npm run bench`. It shows how much of a run the scavenges take in the bench's heap: a
+// client whose scavenges keep much of what it allocated (the SDKs' Maps of pending requests
+// after a full GC, bench/PROFILE.md, fifth round) spends 40-60 ms of each run in them. Usage:
 //   node --expose-gc dist-bench/scripts/bench/gc-runs.js [rounds]
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { placements } from './placement.js';
