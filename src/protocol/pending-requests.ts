@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import type { McpError, McpPhase } from '../errors.js';
+import { RequestTable } from './request-table.js';
 import type { Label } from './session-errors.js';
 import type { Progress } from './types.js';
-import { RequestTable } from './request-table.js';
 
 /** Everything about one request in flight, in one record keyed by its JSON-RPC id. */
 export interface PendingRequest {
