@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { withinTime } from '../async/within-time.js';
 import { McpError, serverLabel } from '../errors.js';
 import { type ConnectOptions, McpClient } from '../protocol/client.js';
-import type { RequestFinish } from '../protocol/pending-requests.js';
+import { type RequestFinish, refused } from '../protocol/pending-requests.js';
 import type { CallOptions, HostHandlers, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
@@ -248,7 +248,7 @@ export class ServerSlot {
     try {
       answer = request.send(client, this.touch, options, waited, request.handsOn ? settle : undefined);
     } catch (error) {
-      return new Promise<R>((resolve) => resolve(settle.failed(error)));
+      return refused<R>(error, settle);
     }
     if (request.handsOn) return answer as unknown as Promise<R>;
     return answer.then(

@@ -67,7 +67,7 @@ export function fail(request: PendingRequest, error: McpError): void {
 }
 
 /** The promise of a request refused before it was sent, through its finish when it has one. */
-export function refused<T>(error: McpError, finish: RequestFinish | undefined): Promise<T> {
+export function refused<T>(error: unknown, finish: RequestFinish | undefined): Promise<T> {
   return finish ? new Promise<T>((resolve) => resolve(finish.failed(error) as T)) : Promise.reject(error);
 }
 

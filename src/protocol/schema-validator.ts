@@ -94,7 +94,7 @@ function compileByText(schema: Record<string, unknown>, useDefaults: boolean): C
   const key = `${useDefaults ? 'd' : 'n'}${text}`;
   let result = byText.get(key);
   if (result === undefined) {
-    result = compileUncached(schema, useDefaults) ?? null;
+    result = compileUncached(schema, text, useDefaults) ?? null;
     // Oldest first out: a bounded map, however many servers come and go.
     if (byText.size >= MAX_BY_TEXT) byText.delete(byText.keys().next().value as string);
     byText.set(key, result);
@@ -102,12 +102,12 @@ function compileByText(schema: Record<string, unknown>, useDefaults: boolean): C
   return result ?? undefined;
 }
 
-function compileUncached(schema: Record<string, unknown>, useDefaults: boolean): CompiledSchema | undefined {
+/** `text`: the schema's JSON, as {@link compileByText} made it. */
+function compileUncached(schema: Record<string, unknown>, text: string, useDefaults: boolean): CompiledSchema | undefined {
   try {
     const { $schema: _declared, ...body } = schema;
     const validate: ValidateFunction = engine(dialectOf(schema), useDefaults).compile(body);
     // ajv's validate makes its context object per call unless given one; only a dynamic anchor writes to it.
-    const text = JSON.stringify(body);
     const context = text.includes('$dynamicAnchor') || text.includes('$recursiveAnchor') ? undefined : VALIDATION_CONTEXT;
     return {
       check(value) {
