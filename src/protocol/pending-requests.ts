@@ -147,8 +147,8 @@ export class PendingRequests {
   }
 
   get(id: unknown): PendingRequest | undefined {
-    // Servers echo the id (and our numeric progress token) as they got it, but be lenient.
-    return this.byId.get(typeof id === 'number' ? id : Number(id));
+    // Exactly as sent: every id and progress token of ours is a number, and "0x7", [7] or true is none of them.
+    return typeof id === 'number' ? this.byId.get(id) : undefined;
   }
 
   /** Removes the request and cleans up after it; undefined if it had already settled. */
