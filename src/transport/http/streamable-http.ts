@@ -92,9 +92,22 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     this.protocolVersion = version;
   }
 
-  abandon(id: RequestId): void {
-    this.streams.get(id)?.abort();
+  /**
+   * 2026: closing the request's stream is its cancellation. Legacy era: a closed stream is
+   * not one (the server keeps running the request), so the server is told with
+   * `notifications/cancelled`, and the stream is closed once that is on its way: a server
+   * that honours the cancellation never answers, and would hold the stream open for the
+   * session's life.
+   */
+  abandon(id: RequestId, reason?: string): void {
+    const controller = this.streams.get(id);
     this.streams.delete(id);
+    if (isModernRevision(this.protocolVersion) || !this.isOpen) return void controller?.abort();
+    const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage;
+    void this.send(cancelled).then(
+      () => controller?.abort(),
+      () => controller?.abort(),
+    );
   }
 
   async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
