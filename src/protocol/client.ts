@@ -582,10 +582,18 @@ export class McpClient extends EventEmitter {
       try {
         const answering = Promise.all(
           inputs.map(async ([key, input]) => {
-            inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            try {
+              inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            } catch (error) {
+              throw this.handlerFailed(error, input.method, label, phase);
+            }
           }),
         );
         await this.unlessStopped(answering, stop.signal, { label, phase }, options.signal);
+      } catch (error) {
+        // One failed answer fails the call: the handlers still waiting (on a person, maybe) are stopped.
+        stop.abort(error);
+        throw error;
       } finally {
         options.signal?.removeEventListener('abort', onStop);
         this.ended.signal.removeEventListener('abort', onStop);
@@ -614,6 +622,22 @@ export class McpClient extends EventEmitter {
     // A declared elicitation without a handler for this call is declined (answer() does it).
     if (kind === 'elicitation' && declared) return undefined;
     return fail(`but this client has no ${kind} handler${declared ? ' for this call' : ' and did not declare the capability'}`);
+  }
+
+  /**
+   * A host handler's failure to answer an input request, as the call's error: an
+   * `McpError` it threw as it is; anything else as `rpc-error` with the JSON-RPC error a
+   * legacy-era server would have got for it (-32603).
+   */
+  private handlerFailed(error: unknown, method: string, label: Label, phase: McpPhase): McpError {
+    if (error instanceof McpError) return error;
+    const why = error instanceof Error ? error.message : String(error);
+    return new McpError('rpc-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), and the host's handler failed: ${why}`, {
+      server: this.name,
+      phase,
+      rpc: { code: -32603, message: why },
+      cause: error,
+    });
   }
 
   /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */

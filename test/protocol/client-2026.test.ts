@@ -476,6 +476,38 @@ describe('multi round-trip requests', () => {
     expect(handlerSignal?.aborted).toBe(true);
     expect(peer.sent('tools/call')).toHaveLength(1);
   });
+  it('a failing handler fails the call with an McpError and stops its sibling handlers', async () => {
+    let siblingSignal: AbortSignal | undefined;
+    const { client, peer } = await mrtr({
+      handlers: {
+        // A person who never answers: only an abort ends the wait.
+        elicitation: (_request, ctx) => ((siblingSignal = ctx.signal), new Promise(() => undefined)),
+        sampling: async () => {
+          await new Promise((r) => setTimeout(r, 10));
+          throw new Error('the model is down');
+        },
+      },
+    });
+    peer.handlers.set('tools/call', () => ({
+      resultType: 'input_required',
+      inputRequests: { e: { method: 'elicitation/create', params: { message: 'hi' } }, s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } },
+    }));
+    const error = await rejection(client.callTool('t'));
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: 'rpc-error', server: 'mem', phase: 'tools/call', rpc: { code: -32603, message: 'the model is down' } });
+    expect(error.message).toBe('server "mem": tools/call "t" asked for sampling/createMessage (input_required), and the host\'s handler failed: the model is down');
+    expect((error.cause as Error).message).toBe('the model is down');
+    expect(siblingSignal?.aborted).toBe(true);
+    expect(peer.sent('tools/call')).toHaveLength(1);
+  });
+
+  it('a handler that throws an McpError fails the call with it as it is', async () => {
+    const own = new McpError('cancelled', 'the user closed the form', {});
+    const { client, peer } = await mrtr({ handlers: { elicitation: async () => Promise.reject(own) } });
+    peer.handlers.set('tools/call', () => ({ resultType: 'input_required', inputRequests: { e: { method: 'elicitation/create', params: { message: 'hi' } } } }));
+    expect(await rejection(client.callTool('t'))).toBe(own);
+  });
+
   it('stops waiting for the handlers when the session ends, rejecting with closed', async () => {
     let started!: () => void;
     const asked = new Promise<void>((resolve) => (started = resolve));
