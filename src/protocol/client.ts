@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
-import type { Channel } from '../transport/channel.js';
+import type { Channel, RequestId } from '../transport/channel.js';
 import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
@@ -666,20 +666,28 @@ export class McpClient extends EventEmitter {
    * none, or a capability this client did not declare: undefined, so the client's own
    * handlers answer. Never a guess between callers.
    */
-  private soleCaller(method: string): RequestScope | undefined {
+  private soleCaller(method: string, questionId: RequestId): RequestScope | undefined {
     const kind = INPUT_KINDS[method];
     if (!kind || this.clientCapabilities()[kind] === undefined) return undefined;
     let found: RequestScope | undefined;
     let count = 0;
     const scopes = [...this.options.waiting?.() ?? []];
-    for (const request of this.engine.pendingRequests()) scopes.push(request.scope as RequestScope);
+    const pending = this.engine.pendingRequests();
+    for (const request of pending) scopes.push(request.scope as RequestScope);
     for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
       if (found && found.caller !== scope.caller) return undefined;
       found = scope;
       count++;
     }
-    return count > 1 ? { handlers: found!.handlers, caller: found!.caller } : found;
+    if (!found) return undefined;
+    // The question is about that caller's requests in flight: it stops when they are all over.
+    const caller = found.caller;
+    this.engine.about(
+      questionId,
+      pending.filter((request) => (request.scope as RequestScope | undefined)?.caller === caller).map((request) => request.id),
+    );
+    return count > 1 ? { handlers: found.handlers, caller } : found;
   }
 
   /** Answers a server's question with the handlers of the request that caused it, else the client's. */
@@ -735,9 +743,10 @@ export class McpClient extends EventEmitter {
     const engine = this.engine;
     engine.onRequest('ping', () => ({}));
     // Legacy server→client requests: the handlers of the request they relate to when the transport says so, else of the one caller in flight.
+    // Either way the question is about those requests: it stops once they are all over (HostRequestContext.signal).
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
       engine.onRequest(method, (params, ctx: IncomingRequestContext) =>
-        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method), ctx.signal),
+        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method, ctx.id), ctx.signal),
       );
     }
     engine.onNotification('notifications/message', (params) => {

@@ -12,6 +12,7 @@ import {
 import { LATEST_PROTOCOL_VERSION } from '../../src/protocol/types.js';
 import type { MemoryChannel } from '../../src/transport/memory.js';
 import { memoryPair, type MemoryPeer, NO_ANSWER } from '../support/memory-peer.js';
+import { waitFor } from '../support/fixtures.js';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
@@ -534,6 +535,56 @@ describe('legacy requests over a channel', () => {
     expect((await peer.next((m) => m.id === 'q2')).result).toEqual({ action: 'decline' });
     peer.reply(sent.id, { content: [] });
     await call;
+  });
+
+  it('a question about a call stops when the call is cancelled or times out (HostRequestContext.signal), and is still answered', async () => {
+    const { near, peer } = memoryPair();
+    legacyPeer(peer);
+    const signals: AbortSignal[] = [];
+    const client = await over(near, {
+      handlers: {
+        // A person who never answers: only the signal ends the wait.
+        elicitation: (_request, ctx) =>
+          new Promise((resolve) => {
+            signals.push(ctx.signal);
+            ctx.signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
+          }),
+      },
+    });
+    peer.handlers.set('tools/call', () => NO_ANSWER);
+    // Related by the transport (it came on the call's own stream): the caller cancels the call.
+    const controller = new AbortController();
+    const call = client.callTool('ask', {}, { signal: controller.signal }).catch((e: McpError) => e);
+    const first = await peer.next('tools/call');
+    peer.request('q1', 'elicitation/create', { message: 'related' }, { relatedTo: first.id });
+    expect(await waitFor(() => signals.length === 1)).toBe(true);
+    expect(signals[0].aborted).toBe(false);
+    controller.abort();
+    expect(await call).toMatchObject({ code: 'cancelled' });
+    expect(signals[0].aborted).toBe(true);
+    expect((await peer.next((m) => m.id === 'q1')).result).toEqual({ action: 'cancel' });
+    // Attributed to the one caller with calls in flight (no relation on stdio): the call times out.
+    const timed = client.callTool('ask', {}, { timeout: 150, caller: {} }).catch((e: McpError) => e);
+    const second = await peer.next((m) => m.method === 'tools/call' && m.id !== first.id);
+    peer.request('q2', 'elicitation/create', { message: 'sole caller' });
+    expect(await waitFor(() => signals.length === 2)).toBe(true);
+    expect(await timed).toMatchObject({ code: 'timeout' });
+    expect(signals[1].aborted).toBe(true);
+    expect((await peer.next((m) => m.id === 'q2')).result).toEqual({ action: 'cancel' });
+    expect(second.id).not.toBe(first.id);
+  });
+
+  it('a question the server cancels is stopped and never answered', async () => {
+    const { near, peer } = memoryPair();
+    legacyPeer(peer);
+    let signal: AbortSignal | undefined;
+    const client = await over(near, { handlers: { elicitation: (_request, ctx) => ((signal = ctx.signal), new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ action: 'cancel' })))) } });
+    peer.request('q3', 'elicitation/create', { message: 'unrelated' });
+    expect(await waitFor(() => signal !== undefined)).toBe(true);
+    peer.notify('notifications/cancelled', { requestId: 'q3' });
+    expect(await waitFor(() => signal!.aborted)).toBe(true);
+    await client.listTools();
+    expect(peer.received.some((r) => r.message.id === 'q3')).toBe(false);
   });
 
   it('legacy calls carry no 2026 envelope', async () => {
