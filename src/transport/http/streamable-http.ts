@@ -4,7 +4,7 @@ import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
-import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
+import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody, readBounded } from './read-body.js';
 import { claimedRevision, isModernRevision, routingHeaders } from './request-headers.js';
@@ -139,7 +139,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
         });
       } catch (error) {
         if (error instanceof ExchangeAborted) return;
-        if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+        if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
         throw error;
       }
       const session = response.headers.get('mcp-session-id');
@@ -212,7 +212,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     try {
       response = await exchange(this.config, { method: 'GET', headers, signal, idempotent: true, label: 'GET stream' });
     } catch (error) {
-      if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+      if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
       return undefined;
     }
     if (response.status === 404 && this.sessionId !== undefined) {
