@@ -342,6 +342,10 @@ export class McpClient extends EventEmitter {
   get isOpen(): boolean {
     return this.engine.closedReason === undefined;
   }
+  /** Why the session ended (what `close` told); undefined while it is open. */
+  get closedReason(): McpError | undefined {
+    return this.engine.closedReason;
+  }
   /** Requests waiting for an answer. */
   get inFlight(): number {
     return this.engine.inFlight;
