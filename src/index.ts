@@ -2,7 +2,9 @@ export { McpError, isMcpError } from './errors.js';
 export type { McpErrorCode, McpPhase, RpcErrorData } from './errors.js';
 
 export { McpClient } from './protocol/client.js';
-export type { ConnectOptions, McpClientEvents, ServerConfig } from './protocol/client.js';
+export type { ConnectOptions, McpClientEvents, RemoteServerConfig, RequestOptions, ServerConfig, StdioServerConfig } from './protocol/client.js';
+export type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from './transport/channel.js';
+export type { ExitStatus } from './transport/server-process.js';
 export type {
   CallOptions,
   AudioContent,

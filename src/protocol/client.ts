@@ -22,6 +22,7 @@ import {
   withEnvelope,
 } from './eras/modern.js';
 import { paginate } from './paginate.js';
+import { remoteChannelConfig, type ServerConfig, type StdioServerConfig } from './server-config.js';
 import { type Label, NamedRequest } from './session-errors.js';
 import {
   CallToolResultSchema,
@@ -70,13 +71,7 @@ import {
   type Tool,
 } from './types.js';
 
-/** How to start one stdio server: the per-server part of the config file. */
-export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
-  /** Wire framing. Default `"newline"` (MCP stdio). */
-  framing?: Framing;
-  /** Per-request timeout in ms, the handshake included. Default 30000. */
-  timeout?: number;
-}
+export type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './server-config.js';
 
 /** Listeners for a client's events; given to `connect` so none of the early ones is missed. */
 export interface McpClientEvents {
@@ -217,10 +212,20 @@ export class McpClient extends EventEmitter {
    */
   readonly lastCacheHints: Partial<Record<ListMethod, Required<CacheHints>>> = {};
 
-  /** Spawns the stdio server and negotiates the protocol. */
+  /**
+   * Spawns the stdio server, or opens the channel to the remote one (`type` `"http"`,
+   * `"streamable-http"` or `"sse"`), and negotiates the protocol.
+   */
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
     if (options.signal?.aborted) throw connectCancelled(options.name, options.signal);
-    const { framing, timeout: _timeout, ...spec } = config;
+    const remote = remoteChannelConfig(config, options.name);
+    if (remote) {
+      // Loaded when first used: a host of stdio servers only never pays for the HTTP transports.
+      const { createHttpChannel } = await import('../transport/http/create-http-channel.js');
+      const channel = createHttpChannel(remote, { name: options.name ?? remote.url, ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }) });
+      return McpClient.start(Promise.resolve(channel), options, config.timeout);
+    }
+    const { framing, timeout: _timeout, type: _type, ...spec } = config as StdioServerConfig;
     const opening = StdioChannel.open(spec, {
       name: options.name,
       framing,
