@@ -534,7 +534,7 @@ export class McpClient extends EventEmitter {
   ): Promise<z.infer<S>> {
     const began = options.startedAt ?? performance.now();
     // The envelope is a fresh copy: the engine may add the progress token to it in place.
-    const request = { method, params: withEnvelope(params, this.clientInfo, this.clientCapabilities()), phase, label, withProgress, ownsParams: true, scope };
+    const request = { method, params: withEnvelope(params, this.clientInfo, this.requestCapabilities(scope)), phase, label, withProgress, ownsParams: true, scope };
     return this.engine.request(request, options).then((raw) => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
@@ -599,7 +599,7 @@ export class McpClient extends EventEmitter {
       // A later round is a new request: its `timeout` counts from its sending, `maxTotalTimeout` from the call's start.
       const total = options.maxTotalTimeout;
       const roundOptions = { ...options, startedAt: undefined, ...(total === undefined ? {} : { maxTotalTimeout: Math.max(0, total - (performance.now() - began)) }) };
-      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.clientCapabilities());
+      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.requestCapabilities(call.scope));
       const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, ownsParams: true, scope }, roundOptions);
       decoded = decodeModernResult(this.name, phase, method, raw);
     }
@@ -702,14 +702,35 @@ export class McpClient extends EventEmitter {
     return (this.declared ??= this.declare());
   }
 
-  private declare(): Record<string, unknown> {
-    const handlers = this.options.handlers ?? {};
+  private declare(handlers: HostHandlers = this.options.handlers ?? {}): Record<string, unknown> {
     const named = this.options.capabilities ?? {};
     const capabilities: Record<string, unknown> = {};
     if (this.options.roots || handlers.roots || named.roots) capabilities.roots = { listChanged: false };
     if (handlers.elicitation || named.elicitation) capabilities.elicitation = { form: {}, url: {} };
     if (handlers.sampling || named.sampling) capabilities.sampling = {};
     return capabilities;
+  }
+
+  /** The capabilities each set of a caller's handlers adds to the session's, made once per set. */
+  private readonly declaredFor = new WeakMap<HostHandlers, Record<string, unknown>>();
+
+  /**
+   * 2026: what one request declares. Capabilities travel with each request, so a call
+   * whose own handlers (a session's) answer elicitation, sampling or roots declares them
+   * even when the session's defaults do not; else the session's declaration.
+   */
+  private requestCapabilities(scope: RequestScope | undefined): Record<string, unknown> {
+    const session = this.clientCapabilities();
+    const handlers = scope?.handlers;
+    if (handlers === undefined || handlers === this.options.handlers) return session;
+    let own = this.declaredFor.get(handlers);
+    if (own === undefined) {
+      const added = this.declare(handlers);
+      // Nothing beyond the session's: share its object, so the common case sends the same one.
+      own = Object.keys(added).every((kind) => kind in session) ? session : { ...session, ...added };
+      this.declaredFor.set(handlers, own);
+    }
+    return own;
   }
 
   private listenToServer(): void {
