@@ -338,6 +338,31 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(missing).toMatchObject({ code: -32602, data: { uri: 'other://x' } });
   });
 
+  it('lists a URI two servers share under a distinct URI per server, and reads each from the server that listed it', async () => {
+    const { client } = await setUp({ alpha: fixture('repo-resources.mjs', 'alpha'), 'b/eta': fixture('repo-resources.mjs', 'beta') }, era);
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri).sort();
+    // Unique URIs unchanged; the shared one once per server, naming it (percent-encoded).
+    expect(uris).toEqual(['git://alpha/HEAD', 'git://beta/HEAD', 'lazy-mcp:alpha/git://working-directory', 'lazy-mcp:b%2Feta/git://working-directory']);
+    const text = async (uri: string) => {
+      const { contents } = await client.readResource({ uri });
+      expect(contents[0].uri).toBe(uri);
+      return (contents[0] as { text: string }).text;
+    };
+    expect(await text('lazy-mcp:alpha/git://working-directory')).toBe('working directory of alpha');
+    expect(await text('lazy-mcp:b%2Feta/git://working-directory')).toBe('working directory of beta');
+    expect(await text('git://beta/HEAD')).toBe('HEAD of beta');
+    // The bare shared URI is ambiguous: refused, naming the URIs to read instead, never sent to one by guess.
+    const bare = await client.readResource({ uri: 'git://working-directory' }).catch((e: unknown) => e);
+    expect(bare).toMatchObject({ code: -32602, message: expect.stringContaining('lazy-mcp:alpha/git://working-directory, lazy-mcp:b%2Feta/git://working-directory') });
+    // Templates likewise: one per server, and a URI expanded from each reaches its server.
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['lazy-mcp:alpha/git://log/{ref}', 'lazy-mcp:b%2Feta/git://log/{ref}']);
+    expect(await text('lazy-mcp:b%2Feta/git://log/main')).toBe('log of main in beta');
+    expect(await text('lazy-mcp:alpha/git://log/dev')).toBe('log of dev in alpha');
+    await expect(client.readResource({ uri: 'git://log/main' })).rejects.toMatchObject({ code: -32602 });
+  });
+
   it('passes completion/complete to the server owning the prompt (public name) or resource template', async () => {
     const { client, starts } = await setUp({ a: fixture('echo-server.mjs'), paint: fixture('sdk2-completes.mjs') }, era);
     expect(client.getServerCapabilities()).toMatchObject({ completions: {} });
