@@ -45,6 +45,7 @@ export type { ServerMetrics } from './manager/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';
+export type { CacheHintsMode } from './manager/tool-catalog.js';
 export type { ManagedPrompt } from './manager/prompt-index.js';
 export type { ServerDescription } from './manager/server-description.js';
 export type { CompleteOptions, LogLevel } from './manager/pool-requests.js';

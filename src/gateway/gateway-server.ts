@@ -38,12 +38,25 @@ export interface GatewayOptions {
   inputTimeoutMs?: number;
 }
 
-/** 2026 methods whose results must carry cache hints (`ttlMs`, `cacheScope`). */
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
 const DEFAULT_INPUT_TIMEOUT_MS = 600_000;
 
-const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+/**
+ * 2026 methods whose results must carry cache hints, with the `ttlMs` the gateway gives
+ * them: a client may keep the pool's description and tool list a minute (a subscribed
+ * client hears tools/list_changed at once), the other listings, which change unannounced,
+ * ten seconds; a resource's contents are the backend's and may change at any time. Always
+ * `private`: what a client sees may depend on who it is.
+ */
+const CACHE_TTL_MS: ReadonlyMap<string, number> = new Map([
+  ['server/discover', 60_000],
+  ['tools/list', 60_000],
+  ['prompts/list', 10_000],
+  ['resources/list', 10_000],
+  ['resources/templates/list', 10_000],
+  ['resources/read', 0],
+]);
 
 /** `_meta` key of a 2026 notification sent on a `subscriptions/listen` stream. */
 const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
@@ -219,9 +232,9 @@ export class GatewayConnection {
       }
       if (!modern) return result;
       const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
-      // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
       if (isInputRequired(result)) return { ...result, resultType: 'input_required', _meta: meta };
-      const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
+      const ttlMs = CACHE_TTL_MS.get(method);
+      const hints = ttlMs === undefined ? {} : { ttlMs, cacheScope: 'private' };
       return { ...result, ...hints, resultType: 'complete', _meta: meta };
     });
   }

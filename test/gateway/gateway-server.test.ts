@@ -280,6 +280,23 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(warm.starts).toEqual(['b']);
   });
 
+  it('from a warm cache, tools/list starts nothing even for a 2026 backend that answers ttlMs: 0', async () => {
+    const cacheDir = tempDir();
+    // The SDK v2 server gives its lists the SDK's default hints: ttlMs 0, private.
+    const servers = { modern: fixture('sdk2-modern-server.mjs'), a: fixture('echo-server.mjs') };
+    const cold = await setUp(servers, era, {}, { cacheDir });
+    expect((await cold.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__modern__echo', 'mcp__a__echo']));
+    expect(cold.manager.status().modern.era).toBe('2026');
+    await cold.manager.shutdown();
+
+    const warm = await setUp(servers, era, {}, { cacheDir });
+    for (let i = 0; i < 3; i++) expect((await warm.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__modern__echo', 'mcp__a__echo']));
+    expect(warm.starts).toEqual([]);
+    const result = await warm.client.callTool({ name: 'mcp__modern__echo', arguments: { text: 'hi' } });
+    expect(textOf(result as { content: unknown[] })).toBe('hi');
+    expect(warm.starts).toEqual(['modern']);
+  });
+
   it('maps failures to JSON-RPC errors with our code and server in data, and stays up', async () => {
     const { client } = await setUp({ a: fixture('echo-server.mjs'), gone: { command: '/nonexistent/lazy-mcp-test-binary' } }, era);
     const unknown = await client.callTool({ name: 'mcp__a__nope', arguments: {} }).catch((e: unknown) => e);
@@ -453,6 +470,22 @@ describe('the gateway and its clients', () => {
     expect(gateway.connectionCount).toBe(1);
   });
 
+  it('gives its 2026 listings a ttlMs a client can cache them for', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: {} });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const answers: { id: number; result: Record<string, unknown> }[] = [];
+    clientSide.onMessage((m) => answers.push(m as never));
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    for (const [id, method] of ['tools/list', 'prompts/list', 'resources/list'].entries()) await clientSide.send({ jsonrpc: '2.0', id, method, params: { _meta: meta } });
+    await waitForAsync(async () => answers.length === 3, 5000);
+    const hints = answers.sort((x, y) => x.id - y.id).map(({ result }) => [result.ttlMs, result.cacheScope]);
+    expect(hints).toEqual([[60000, 'private'], [10000, 'private'], [10000, 'private']]);
+  });
+
   it('answers a request naming an unknown modern revision with -32022 and the revisions it speaks', async () => {
     const manager = McpServerManager.fromConfig({ mcpServers: {} });
     cleanups.push(() => manager.shutdown());
@@ -467,7 +500,7 @@ describe('the gateway and its clients', () => {
     await waitForAsync(async () => answers.length === 2, 5000);
     expect(answers).toEqual([
       { jsonrpc: '2.0', id: 1, error: { code: -32022, message: expect.any(String), data: { supported: ['2026-07-28'], requested: '2099-01-01' } } },
-      { jsonrpc: '2.0', id: 2, result: expect.objectContaining({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 0 }) },
+      { jsonrpc: '2.0', id: 2, result: expect.objectContaining({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 60000, cacheScope: 'private' }) },
     ]);
   });
 });
