@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
-import type { Channel } from '../transport/channel.js';
+import type { Channel, RequestId } from '../transport/channel.js';
 import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
 import { StdioChannel } from '../transport/stdio-channel.js';
@@ -587,10 +587,18 @@ export class McpClient extends EventEmitter {
       try {
         const answering = Promise.all(
           inputs.map(async ([key, input]) => {
-            inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            try {
+              inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            } catch (error) {
+              throw this.handlerFailed(error, input.method, label, phase);
+            }
           }),
         );
         await this.unlessStopped(answering, stop.signal, { label, phase }, options.signal);
+      } catch (error) {
+        // One failed answer fails the call: the handlers still waiting (on a person, maybe) are stopped.
+        stop.abort(error);
+        throw error;
       } finally {
         options.signal?.removeEventListener('abort', onStop);
         this.ended.signal.removeEventListener('abort', onStop);
@@ -621,6 +629,22 @@ export class McpClient extends EventEmitter {
     return fail(`but this client has no ${kind} handler${declared ? ' for this call' : ' and did not declare the capability'}`);
   }
 
+  /**
+   * A host handler's failure to answer an input request, as the call's error: an
+   * `McpError` it threw as it is; anything else as `rpc-error` with the JSON-RPC error a
+   * legacy-era server would have got for it (-32603).
+   */
+  private handlerFailed(error: unknown, method: string, label: Label, phase: McpPhase): McpError {
+    if (error instanceof McpError) return error;
+    const why = error instanceof Error ? error.message : String(error);
+    return new McpError('rpc-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), and the host's handler failed: ${why}`, {
+      server: this.name,
+      phase,
+      rpc: { code: -32603, message: why },
+      cause: error,
+    });
+  }
+
   /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */
   private async unlessStopped(work: Promise<unknown>, signal: AbortSignal, request: { label: Label; phase: McpPhase }, callSignal: AbortSignal | undefined): Promise<void> {
     const stopped = () =>
@@ -647,20 +671,28 @@ export class McpClient extends EventEmitter {
    * none, or a capability this client did not declare: undefined, so the client's own
    * handlers answer. Never a guess between callers.
    */
-  private soleCaller(method: string): RequestScope | undefined {
+  private soleCaller(method: string, questionId: RequestId): RequestScope | undefined {
     const kind = INPUT_KINDS[method];
     if (!kind || this.clientCapabilities()[kind] === undefined) return undefined;
     let found: RequestScope | undefined;
     let count = 0;
     const scopes = [...this.options.waiting?.() ?? []];
-    for (const request of this.engine.pendingRequests()) scopes.push(request.scope as RequestScope);
+    const pending = this.engine.pendingRequests();
+    for (const request of pending) scopes.push(request.scope as RequestScope);
     for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
       if (found && found.caller !== scope.caller) return undefined;
       found = scope;
       count++;
     }
-    return count > 1 ? { handlers: found!.handlers, caller: found!.caller } : found;
+    if (!found) return undefined;
+    // The question is about that caller's requests in flight: it stops when they are all over.
+    const caller = found.caller;
+    this.engine.about(
+      questionId,
+      pending.filter((request) => (request.scope as RequestScope | undefined)?.caller === caller).map((request) => request.id),
+    );
+    return count > 1 ? { handlers: found.handlers, caller } : found;
   }
 
   /** Answers a server's question with the handlers of the request that caused it, else the client's. */
@@ -737,9 +769,10 @@ export class McpClient extends EventEmitter {
     const engine = this.engine;
     engine.onRequest('ping', () => ({}));
     // Legacy server→client requests: the handlers of the request they relate to when the transport says so, else of the one caller in flight.
+    // Either way the question is about those requests: it stops once they are all over (HostRequestContext.signal).
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
       engine.onRequest(method, (params, ctx: IncomingRequestContext) =>
-        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method), ctx.signal),
+        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method, ctx.id), ctx.signal),
       );
     }
     engine.onNotification('notifications/message', (params) => {

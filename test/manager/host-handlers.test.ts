@@ -60,6 +60,22 @@ describe('host handlers, legacy era over stdio', () => {
     expect(log).toEqual(['chat: Who? (f, mcp__f__ask)']);
   });
 
+  it("a question about a session's call stops when the session closes (HostRequestContext.signal)", async () => {
+    let signal: AbortSignal | undefined;
+    const manager = manage({ capabilities: { elicitation: true } });
+    const chat = manager.session({
+      handlers: { elicitation: (_request, ctx) => new Promise((resolve) => ((signal = ctx.signal), ctx.signal.addEventListener('abort', () => resolve({ action: 'cancel' })))) },
+    });
+    const call = chat.callTool('mcp__f__ask', { message: 'Who?' }).catch((e) => e);
+    expect(await waitFor(() => signal !== undefined, 10_000)).toBe(true);
+    expect(signal!.aborted).toBe(false);
+    chat.close();
+    expect(await call).toMatchObject({ code: 'closed' });
+    expect(signal!.aborted).toBe(true);
+    // The server goes on serving the others.
+    expect(answerOf(await manager.callTool('mcp__f__ask')).result).toEqual({ action: 'decline' });
+  });
+
   it("a question asked while a session's call waits for the server's start goes to that session", async () => {
     const cacheDir = tempDir();
     const servers = { r: fixture('asks-roots-in-handshake.mjs') };

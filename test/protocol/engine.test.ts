@@ -56,6 +56,26 @@ describe('RequestEngine: requests out', () => {
     await expect(call).resolves.toEqual({});
   });
 
+  it('settles a request only by its id exactly as sent: "0x7", [7], true, "7" settle nothing', async () => {
+    const { peer, engine } = setup();
+    let progressed = 0;
+    const call = engine.request({ method: 'x', params: {}, phase: 'tools/call' }, { onProgress: () => progressed++ });
+    const { id } = await peer.next('x');
+    expect(typeof id).toBe('number');
+    for (const lookalike of [`0x${id.toString(16)}`, [id], String(id), `${id}.0`, ` ${id}`]) {
+      peer.reply(lookalike, { wrong: lookalike });
+      peer.notify('notifications/progress', { progressToken: lookalike, progress: 1 });
+    }
+    if (id === 1) peer.reply(true, { wrong: true });
+    await tick();
+    expect(engine.inFlight).toBe(1);
+    expect(progressed).toBe(0);
+    peer.notify('notifications/progress', { progressToken: id, progress: 1 });
+    peer.reply(id, { right: true });
+    await expect(call).resolves.toEqual({ right: true });
+    expect(progressed).toBe(1);
+  });
+
   it('times requests out on one shared timer, each at its own deadline, and tells the peer', async () => {
     const { peer, engine } = setup();
     const started = performance.now();
