@@ -18,6 +18,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
+import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
 import { CallBudget } from './call-budget.js';
@@ -658,6 +659,10 @@ export class McpServerManager extends EventEmitter {
       }
       // Arguments that do not fit are refused before anything starts, when the tool is known.
       known ??= this.index.definition(slot.name, tool)?.tool;
+      if (known && !validatorLoaded()) {
+        // The process's first check loads the validator, then the call goes as every later one.
+        return loadValidator().then(() => this.invoke(slot, tool, args, options, publicName, filter, caller, known));
+      }
       if (known) checkArguments(slot.name, known, args, publicName);
     } catch (error) {
       return Promise.reject(error);
