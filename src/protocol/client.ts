@@ -6,7 +6,6 @@ import { McpError, type McpPhase, serverLabel } from '../errors.js';
 import type { Channel } from '../transport/channel.js';
 import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
-import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
 import type { RequestFinish } from './pending-requests.js';
 import {
@@ -206,12 +205,15 @@ export class McpClient extends EventEmitter {
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
     if (options.signal?.aborted) throw connectCancelled(options.name, options.signal);
     const { framing, timeout: _timeout, ...spec } = config;
-    const opening = StdioChannel.open(spec, {
-      name: options.name,
-      framing,
-      maxMessageBytes: options.maxMessageBytes,
-      shutdownGraceMs: options.shutdownGraceMs,
-    });
+    // The stdio transport (process management, framing) loads with the first connection.
+    const opening = import('../transport/stdio-channel.js').then(({ StdioChannel }) =>
+      StdioChannel.open(spec, {
+        name: options.name,
+        framing,
+        maxMessageBytes: options.maxMessageBytes,
+        shutdownGraceMs: options.shutdownGraceMs,
+      }),
+    );
     return McpClient.start(opening, options, config.timeout);
   }
 
