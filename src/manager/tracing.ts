@@ -76,13 +76,7 @@ export class Tracing {
 
   /** The tracing of this process, or undefined when the API package is absent. */
   static load(version: string): Tracing | undefined {
-    const require = createRequire(import.meta.url);
-    try {
-      require.resolve('@opentelemetry/api');
-    } catch {
-      return undefined;
-    }
-    return new Tracing(() => require('@opentelemetry/api') as OtelApi, version);
+    return apiInstalled() ? new Tracing(loadApi, version) : undefined;
   }
 
   private heard = false;
@@ -179,4 +173,23 @@ export class Tracing {
 /** `pipe` for stdio, `tcp` for HTTP, as the conventions say. */
 function networkTransport(transport: RequestTrace['transport']): string {
   return transport === 'stdio' ? 'pipe' : transport === 'memory' ? 'inproc' : 'tcp';
+}
+
+let installed: boolean | undefined;
+
+/** Whether the API package can be found; looked up once per process (a lookup walks the file system). */
+function apiInstalled(): boolean {
+  if (installed === undefined) {
+    try {
+      createRequire(import.meta.url).resolve('@opentelemetry/api');
+      installed = true;
+    } catch {
+      installed = false;
+    }
+  }
+  return installed;
+}
+
+function loadApi(): OtelApi {
+  return createRequire(import.meta.url)('@opentelemetry/api') as OtelApi;
 }
