@@ -234,6 +234,20 @@ describe('RequestEngine: the end of the session', () => {
     expect(closes.map((r) => r.code)).toEqual(['closed']);
   });
 
+  it('keeps a close reason whole when it does not begin with the server\'s name', async () => {
+    const { engine, peer } = setup();
+    const call = engine.request({ method: 'a', params: {}, phase: 'tools/call', label: 'tools/call "a"' });
+    await peer.next('a');
+    await peer.channel.close();
+    const error = await rejection(call);
+    expect(error).toMatchObject({ code: 'peer-eof', phase: 'tools/call', server: 'mem' });
+    expect(error.message).toBe('server "mem": tools/call "a" failed: the peer closed the channel');
+    const other = setup();
+    const late = other.engine.request({ method: 'b', params: {}, phase: 'tools/list' });
+    other.near.fail(new McpError('peer-exited', 'server "elsewhere": x', { exitCode: 1 }));
+    expect((await rejection(late)).message).toBe('server "mem": b failed: server "elsewhere": x');
+  });
+
   it('rejects pending requests with the channel failure, keeping its exit status and stderr', async () => {
     const { engine, near } = setup();
     const call = engine.request({ method: 'a', params: {}, phase: 'tools/call' });
