@@ -71,7 +71,7 @@ import {
 } from './types.js';
 
 /** How to start one stdio server: the per-server part of the config file. */
-export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
+export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv' | 'sandbox'> {
   /** Wire framing. Default `"newline"` (MCP stdio). */
   framing?: Framing;
   /** Per-request timeout in ms, the handshake included. Default 30000. */
