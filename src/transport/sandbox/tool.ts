@@ -89,6 +89,11 @@ function isExecutable(file: string): boolean {
   }
 }
 
+/** The tool a sandbox is made with on this platform. */
+export function sandboxToolName(platform: NodeJS.Platform = process.platform): 'bwrap' | 'sandbox-exec' {
+  return platform === 'darwin' ? 'sandbox-exec' : 'bwrap';
+}
+
 /** Forgets the probes (tests that change the machine's tools). */
 export function forgetSandboxProbes(): void {
   probed.clear();
