@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { bwrapArgs, visibleIn } from './bwrap.js';
 import { macosProfile, sandboxExecArgs } from './macos.js';
 import type { SandboxPolicy, SandboxStatus } from './policy.js';
-import { serverFiles } from './server-files.js';
+import { CommandNotFound, serverFiles } from './server-files.js';
 import { findSandboxTool } from './tool.js';
 
 /** The fd bwrap reports the sandbox's first process on (stdin, stdout, stderr come first). */
@@ -70,7 +70,8 @@ export async function sandboxLaunch(server: SandboxedServer, hostPath = process.
   try {
     files = await serverFiles(server.command, server.args, hostCwd, env.PATH ?? '', env.HOME);
   } catch (error) {
-    throw new SandboxSetupError(`${server.command}: command not found (ENOENT); check that it is installed and on PATH`, (error as { code?: string }).code);
+    if (error instanceof CommandNotFound) throw new SandboxSetupError('command not found (ENOENT); check that it is installed and on PATH', 'ENOENT');
+    throw new SandboxSetupError(`cannot tell what the sandbox must show: ${(error as Error).message}`, (error as { code?: string }).code);
   }
   const status: SandboxStatus = { tool: tool.kind, read: [...policy.read], write: [...policy.write], network: policy.network, env: [...policy.env] };
   if (tool.kind === 'sandbox-exec') {

@@ -161,6 +161,13 @@ describe('a sandboxed spawn that cannot be set up', () => {
     }
   });
 
+  test('a command that is not there: spawn-failed as without a sandbox', async () => {
+    await expect(ServerProcess.spawn({ name: 'gone', command: 'no-such-command-here', sandbox: DEFAULT_SANDBOX })).rejects.toMatchObject({
+      code: 'spawn-failed',
+      message: 'server "gone": cannot start "no-such-command-here": command not found (ENOENT); check that it is installed and on PATH',
+    });
+  });
+
   test('inheritEnv with a sandbox is invalid-config', async () => {
     await expect(ServerProcess.spawn(nodeSpec('echo-server.mjs', [], { inheritEnv: true, sandbox: DEFAULT_SANDBOX }))).rejects.toMatchObject({ code: 'invalid-config' });
   });
