@@ -1,6 +1,7 @@
 import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
+import type { SandboxPolicy } from '../transport/sandbox/policy.js';
 import { findSandboxTool } from '../transport/sandbox/tool.js';
 import { type ConfigSource, parseConfigText } from './config-text.js';
 import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './expand-vars.js';
@@ -49,6 +50,8 @@ export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { se
 
 /** A stdio server entry after validation and `${VAR}` expansion. */
 export interface ResolvedServer extends ServerConfig {
+  /** Paths made absolute, every field filled. */
+  sandbox?: SandboxPolicy;
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;

@@ -3,11 +3,11 @@ import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { withinTime } from '../async/within-time.js';
+import { sandboxEnvironment } from './child-env.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
 import { GroupProbe, signalGroup } from './process-group.js';
 import { SandboxSetupError, sandboxLaunch } from './sandbox/launch.js';
 import type { SandboxStatus } from './sandbox/policy.js';
-import { sandboxEnvironment } from './child-env.js';
 import { directLaunch, resolveSpec, spawned, spawnFailed, startChild, type Child, type Launch, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
 import { LineSplitter, StderrTail } from './stderr-tail.js';
 

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { McpError, serverLabel } from '../errors.js';
 import { safeEnvironment } from './child-env.js';
-import type { SandboxPolicy } from './sandbox/policy.js';
+import { DEFAULT_SANDBOX, type SandboxOptions, type SandboxPolicy } from './sandbox/policy.js';
 
 /** How to start one server process. */
 export interface ProcessSpec {
@@ -22,11 +22,11 @@ export interface ProcessSpec {
   /** Bytes of stderr kept at most (each line is also cut to 4096 characters). Default 16384. */
   stderrTailBytes?: number;
   /**
-   * Run the server in a sandbox that shows it only the system, its own package and these
-   * paths (absolute). Where no sandbox can be made the spawn fails `sandbox-unavailable`;
-   * it never runs unsandboxed.
+   * Run the server in a sandbox that shows it only the system, its own package and the
+   * listed paths (absolute); `true` for none. Where no sandbox can be made the spawn
+   * fails `sandbox-unavailable`; it never runs unsandboxed.
    */
-  sandbox?: SandboxPolicy;
+  sandbox?: SandboxOptions;
 }
 
 /** A {@link ProcessSpec} with defaults filled in and values checked. */
@@ -61,27 +61,31 @@ export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
   if (typeof inheritEnv !== 'boolean') fail('inheritEnv', 'a boolean', inheritEnv);
   if (!Number.isSafeInteger(stderrTailLines) || stderrTailLines < 0) fail('stderrTailLines', 'a non-negative integer', stderrTailLines);
   if (!Number.isSafeInteger(stderrTailBytes) || stderrTailBytes < 0) fail('stderrTailBytes', 'a non-negative integer', stderrTailBytes);
-  if (sandbox !== undefined) {
+  let policy: SandboxPolicy | undefined;
+  if (sandbox !== undefined && sandbox !== false) {
     const problem = sandboxProblem(sandbox);
     if (problem) fail(`sandbox${problem.field}`, problem.expected, problem.value);
     // The whole host environment would carry every token into the sandbox.
     if (inheritEnv) fail('inheritEnv', 'false with a sandbox (list the variables the server needs in sandbox.env)', inheritEnv);
+    policy = sandbox === true ? DEFAULT_SANDBOX : { ...DEFAULT_SANDBOX, ...sandbox };
   }
-  return { name: spec.name, command, args, env, cwd, inheritEnv, stderrTailLines, stderrTailBytes, sandbox };
+  return { name: spec.name, command, args, env, cwd, inheritEnv, stderrTailLines, stderrTailBytes, sandbox: policy };
 }
 
 /** What is wrong with a sandbox policy given to the API directly (the config checks its own). */
-function sandboxProblem(sandbox: SandboxPolicy): { field: string; expected: string; value: unknown } | undefined {
-  if (typeof sandbox !== 'object' || sandbox === null) return { field: '', expected: 'an object { read, write, network, env }', value: sandbox };
+function sandboxProblem(sandbox: SandboxOptions): { field: string; expected: string; value: unknown } | undefined {
+  if (sandbox === true) return undefined;
+  if (typeof sandbox !== 'object' || sandbox === null) return { field: '', expected: 'true or an object { read?, write?, network?, env? }', value: sandbox };
   for (const field of ['read', 'write', 'env'] as const) {
     const list: unknown = sandbox[field];
+    if (list === undefined) continue;
     if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) return { field: `.${field}`, expected: 'an array of strings', value: list };
     if (field !== 'env') {
       const relative = list.find((path: string) => !path.startsWith('/'));
       if (relative !== undefined) return { field: `.${field}`, expected: 'absolute paths', value: relative };
     }
   }
-  if (typeof sandbox.network !== 'boolean') return { field: '.network', expected: 'a boolean', value: sandbox.network };
+  if (sandbox.network !== undefined && typeof sandbox.network !== 'boolean') return { field: '.network', expected: 'a boolean', value: sandbox.network };
   return undefined;
 }
 

@@ -15,6 +15,9 @@ export interface SandboxPolicy {
   env: readonly string[];
 }
 
+/** A sandbox as the API takes it: `true` for the defaults, or the fields to change. */
+export type SandboxOptions = boolean | Partial<SandboxPolicy>;
+
 /** `sandbox: true`: nothing but the system and the server's own package. */
 export const DEFAULT_SANDBOX: SandboxPolicy = Object.freeze({ read: [], write: [], network: false, env: [] });
 

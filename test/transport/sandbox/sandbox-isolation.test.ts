@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpClient } from '../../../src/protocol/client.js';
-import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../../src/transport/sandbox/policy.js';
+import { DEFAULT_SANDBOX, type SandboxOptions } from '../../../src/transport/sandbox/policy.js';
 import { fixture } from '../../support/fixtures.js';
 
 // Real bwrap, real processes: the same probe server with and without its sandbox.
@@ -34,7 +34,7 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close(500)));
 });
 
-async function probe(sandbox: SandboxPolicy | undefined): Promise<McpClient> {
+async function probe(sandbox: SandboxOptions | undefined): Promise<McpClient> {
   const config = { ...fixture('sandbox-probe.mjs'), env: { HOME: home }, ...(sandbox ? { sandbox } : {}) };
   const client = await McpClient.connect(config, { name: 'probe' });
   clients.push(client);
@@ -94,7 +94,7 @@ describe('what the sandbox lets through', () => {
   });
 
   test('the network when allowed', async () => {
-    const client = await probe({ ...DEFAULT_SANDBOX, network: true });
+    const client = await probe({ network: true });
     expect(await answer(client, 'connect', { port })).toBe('ok: hello from the host');
   });
 

@@ -33,7 +33,7 @@ async function treeOf(pid: number, more = 0): Promise<number[]> {
 const alive = (tree: number[]) => tree.filter((pid) => !isGone(pid)).map((pid) => `${pid} ${commandOf(pid)}`);
 
 async function readyServer(name: string): Promise<ServerProcess> {
-  const server = await ServerProcess.spawn({ name, command: process.execPath, args: [fixture(`${name}.mjs`)], sandbox: DEFAULT_SANDBOX });
+  const server = await ServerProcess.spawn({ name, command: process.execPath, args: [fixture(`${name}.mjs`)], sandbox: true });
   await lineReader(server.stdout).next(10_000);
   return server;
 }
