@@ -1,5 +1,5 @@
 import { McpError } from '../errors.js';
-import type { ServerConfig } from '../protocol/client.js';
+import type { StdioServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
 import type { SandboxPolicy } from '../transport/sandbox/policy.js';
 import { findSandboxTool } from '../transport/sandbox/tool.js';
@@ -49,7 +49,7 @@ export type { OAuthConfig };
 export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { servers: Record<string, ServerEntryConfig> };
 
 /** A stdio server entry after validation and `${VAR}` expansion. */
-export interface ResolvedServer extends ServerConfig {
+export interface ResolvedServer extends StdioServerConfig {
   /** Paths made absolute, every field filled. */
   sandbox?: SandboxPolicy;
   idleTimeout?: number;

@@ -8,7 +8,7 @@ import { registerGroup, unregisterGroup } from './exit-hook.js';
 import { GroupProbe, signalGroup } from './process-group.js';
 import { SandboxSetupError, sandboxLaunch } from './sandbox/launch.js';
 import type { SandboxStatus } from './sandbox/policy.js';
-import { directLaunch, resolveSpec, spawned, spawnFailed, startChild, type Child, type Launch, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
+import { directLaunch, loadSpawner, resolveSpec, spawned, spawnFailed, startChild, type Child, type Launch, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
 import { LineSplitter, StderrTail } from './stderr-tail.js';
 
 export type { ProcessSpec } from './spawn-child.js';
@@ -77,6 +77,7 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     // Node reports a missing cwd as ENOENT of the command, which would send users looking for the wrong thing.
     await checkCwd(resolved);
     const launch = resolved.sandbox === undefined ? { ...directLaunch(resolved), status: undefined, cleanup: undefined } : await sandboxed(resolved);
+    await loadSpawner();
     let child: Child;
     try {
       child = startChild(launch);
