@@ -18,7 +18,8 @@ export type McpErrorCode =
   | 'protocol-error'
   | 'rpc-error'
   | 'unavailable'
-  | 'closed';
+  | 'closed'
+  | 'sandbox-unavailable';
 
 /** Where in a server's life an error happened. */
 export type McpPhase =

@@ -48,6 +48,7 @@ export type { ManagedTool } from './manager/tool-index.js';
 export type { CacheHintsMode } from './manager/tool-catalog.js';
 export type { ManagedPrompt } from './manager/prompt-index.js';
 export type { ServerDescription } from './manager/server-description.js';
+export type { SandboxOptions, SandboxPolicy, SandboxStatus } from './transport/sandbox/policy.js';
 export type { CompleteOptions, LogLevel } from './manager/pool-requests.js';
 export type { DeclaredCapabilities } from './manager/host-handlers.js';
 export { ToolSession } from './manager/session.js';

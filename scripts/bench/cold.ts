@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/index.js';
+import { findSandboxTool } from '../../src/transport/sandbox/tool.js';
 import { BarePipe } from './bare-pipe.js';
 import { bare, client, firstText, poolConfig } from './clients.js';
 import type { Plan } from './plan.js';
@@ -13,6 +14,7 @@ import { now, since } from './stats.js';
 const ARGS = { text: 'hello' };
 export const MANAGER_CACHED = 'manager, warm cache';
 export const MANAGER_UNCACHED = 'manager, no cache';
+export const MANAGER_SANDBOXED = 'manager, no cache, sandboxed';
 
 /**
  * Figure 4: from nothing to the first tool result, one server, host and child on the
@@ -35,8 +37,10 @@ export async function coldFigure(plan: Plan, log: (text: string) => void): Promi
       if (!isGone(conn.pid)) throw new Error(`${name}: server ${conn.pid} outlived its close`);
     },
   });
-  const viaManager = (options: { cacheDir?: string }) => async () => {
-    const m = McpServerManager.fromConfig(config, options);
+  // The same server in a default sandbox (bwrap on Linux): what the sandbox's setup costs a cold start.
+  const sandboxed = { mcpServers: { echo0: { ...config.mcpServers.echo0!, sandbox: true } } };
+  const viaManager = (options: { cacheDir?: string }, servers: object = config) => async () => {
+    const m = McpServerManager.fromConfig(servers, options);
     const result = await m.callTool('mcp__echo0__echo', ARGS);
     if (firstText(result) !== ARGS.text) throw new Error(`manager: unexpected result ${JSON.stringify(result)}`);
     return { pid: m.status().echo0.pid!, close: () => m.shutdown() };
@@ -52,6 +56,7 @@ export async function coldFigure(plan: Plan, log: (text: string) => void): Promi
     return conn;
   };
   const variants = [timed(bare.name, viaBare), timed(MANAGER_CACHED, viaManager({ cacheDir })), timed(client.name, viaClient), timed(MANAGER_UNCACHED, viaManager({}))];
+  if (sandboxAvailable(log)) variants.push(timed(MANAGER_SANDBOXED, viaManager({}, sandboxed)));
   try {
     log(`figure 4: ${plan.coldRounds} cold first calls per client`);
     for (const variant of variants) await variant.run(-1); // warm-up (and the manager's cache), dropped below
@@ -61,4 +66,14 @@ export async function coldFigure(plan: Plan, log: (text: string) => void): Promi
     rmSync(cacheDir, { recursive: true, force: true });
   }
   return figure.list();
+}
+
+function sandboxAvailable(log: (text: string) => void): boolean {
+  try {
+    findSandboxTool();
+    return true;
+  } catch (error) {
+    log(`figure 4: no sandboxed row: ${(error as Error).message}`);
+    return false;
+  }
 }

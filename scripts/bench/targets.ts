@@ -1,4 +1,4 @@
-import { MANAGER_CACHED } from './cold.js';
+import { MANAGER_CACHED, MANAGER_SANDBOXED, MANAGER_UNCACHED } from './cold.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
 import type { MetricSummary } from './runs.js';
 import { IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
@@ -70,6 +70,9 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
     out.push(
       ratio('cold', 'cold first call: manager (warm cache, known era) ≤ 1.0× bare spawn + handshake + call', 'cold', MANAGER_CACHED, 'bare', 1, false),
     );
+    if (metrics.some((x) => x.id === 'cold' && x.summary[MANAGER_SANDBOXED] !== undefined)) {
+      out.push(ratio('cold-sandbox', 'cold first call in a sandbox (bwrap): ≤ 1.5× the same server unsandboxed', 'cold', MANAGER_SANDBOXED, MANAGER_UNCACHED, 1.5, false));
+    }
   }
   if (has(metrics, 'construct')) {
     const spawned = maxOf(metrics, 'construct-spawned', 'manager');

@@ -214,7 +214,7 @@ async function showStatus(ctx: CommandContext): Promise<number> {
   if (ctx.json) {
     ctx.print(JSON.stringify(statusJson(status), null, 2));
   } else {
-    const rows = Object.entries(status).map(([server, s]) => [server, s.state, s.tools === undefined ? '-' : String(s.tools), s.lastError ? oneLine(s.lastError.message) : '']);
+    const rows = Object.entries(status).map(([server, s]) => [server, s.sandbox ? `${s.state} (sandboxed)` : s.state, s.tools === undefined ? '-' : String(s.tools), s.lastError ? oneLine(s.lastError.message) : '']);
     ctx.print(table(['SERVER', 'STATE', 'TOOLS', 'ERROR'], rows, ctx.width, header(ctx)));
   }
   // A server that cannot run (its start failed, or its entry is invalid) makes the status a failure.

@@ -1,8 +1,11 @@
 import { McpError } from '../errors.js';
 import type { StdioServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
+import type { SandboxPolicy } from '../transport/sandbox/policy.js';
+import { findSandboxTool } from '../transport/sandbox/tool.js';
 import { type ConfigSource, parseConfigText } from './config-text.js';
 import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './expand-vars.js';
+import { isSandboxProblem, sandboxPolicy } from './sandbox-config.js';
 import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
 import type { HealthCheck } from './health.js';
 
@@ -31,6 +34,12 @@ export interface ServerEntryConfig {
   oauth?: OAuthConfig;
   /** Probe the running server every `intervalMs` (each probe allowed `timeoutMs`, default `intervalMs`) and restart it when it stops answering. Default: off. */
   healthCheck?: HealthCheck;
+  /**
+   * stdio only: run the server in a sandbox. `true`: the system read-only, its own
+   * package, a private /tmp and home, no network. An object adds `read` / `write` paths
+   * (`~` and `${workspaceFolder}` expand), `network: true` and host variables by name (`env`).
+   */
+  sandbox?: boolean | { read?: string[]; write?: string[]; network?: boolean; env?: string[] };
 }
 
 /** An entry's `oauth`, as the OAuth client reads it. */
@@ -41,6 +50,8 @@ export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { se
 
 /** A stdio server entry after validation and `${VAR}` expansion. */
 export interface ResolvedServer extends StdioServerConfig {
+  /** Paths made absolute, every field filled. */
+  sandbox?: SandboxPolicy;
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;
@@ -120,6 +131,11 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
     const toolsProblem = tools === undefined ? undefined : toolFilterProblem(tools);
     if (toolsProblem) throw new EntryError(toolsProblem.field, toolsProblem.message);
     const health = healthCheck(entry);
+    const sandbox = sandboxPolicy(entry.sandbox, expand, hostEnv.HOME);
+    if (isSandboxProblem(sandbox)) throw new EntryError(sandbox.field, sandbox.message);
+    const inheritEnv = optional(entry, 'inheritEnv', 'boolean') ?? false;
+    // The whole host environment would carry every token into the sandbox.
+    if (sandbox && inheritEnv) throw new EntryError('inheritEnv', 'cannot be true with "sandbox": list the host variables the server needs in sandbox.env');
     const config: ResolvedServer = {
       command: expand('command', command),
       args,
@@ -128,13 +144,24 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       ...(framing === undefined ? {} : { framing }),
       timeout: positive(entry, 'timeout'),
       idleTimeout: positive(entry, 'idleTimeout'),
-      inheritEnv: optional(entry, 'inheritEnv', 'boolean') ?? false,
+      inheritEnv,
       startup,
       ...(tools === undefined ? {} : { tools: tools as ToolFilter }),
       ...(health === undefined ? {} : { healthCheck: health }),
+      ...(sandbox === undefined ? {} : { sandbox }),
     };
     const disabled = optional(entry, 'disabled', 'boolean') ?? false;
-    return { name, kind: disabled ? 'disabled' : 'stdio', config };
+    if (disabled) return { name, kind: 'disabled', config };
+    if (sandbox !== undefined) {
+      // A sandbox that cannot be made here makes the entry invalid: it is never run without one.
+      try {
+        findSandboxTool(name, hostEnv.PATH ?? '');
+      } catch (error) {
+        if (error instanceof McpError) return { name, kind: 'invalid', error };
+        throw error;
+      }
+    }
+    return { name, kind: 'stdio', config };
   } catch (error) {
     if (!(error instanceof EntryError)) throw error;
     const where = error.field ? `field "${error.field}" ` : 'entry ';
@@ -148,6 +175,9 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
 
 /** A `type: "http" | "streamable-http" | "sse"` entry (or one with only a `url`). */
 function resolveRemote(name: string, entry: Record<string, unknown>, transport: 'http' | 'sse', expand: (field: string, value: string) => string): ServerEntry {
+  if (entry.sandbox !== undefined && entry.sandbox !== false) {
+    throw new EntryError('sandbox', `applies to stdio servers only: an ${transport} server runs elsewhere, got ${describe(entry.sandbox)}`);
+  }
   const rawUrl = optional(entry, 'url', 'string');
   if (rawUrl === undefined || rawUrl.trim() === '') throw new EntryError('url', `is required for a${transport === 'sse' ? 'n sse' : 'n http'} server`);
   const url = httpUrl('url', expand('url', rawUrl));

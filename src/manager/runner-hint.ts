@@ -30,3 +30,18 @@ export function withDownloadHint(error: unknown, config: { command: string; args
   const { server, phase, stderrTail } = error;
   return new McpError('timeout', `${error.message}${hint}`, { server, phase, stderrTail, cause: error.cause });
 }
+
+/**
+ * A package runner that exited inside a sandbox without network, told why: it could
+ * not download (lazy-mcp runs it offline there, so it fails at once instead of retrying
+ * for minutes) and what the entry needs. Any other error is returned as it is.
+ */
+export function withSandboxHint(error: unknown, config: { command: string; args?: readonly string[]; sandbox?: { network: boolean } }): unknown {
+  if (!(error instanceof McpError) || (error.code !== 'peer-exited' && error.code !== 'peer-eof') || !config.sandbox || config.sandbox.network) return error;
+  const runner = packageRunner(config.command, config.args);
+  if (runner === undefined) return error;
+  const hint = `; ${runner} ran in a sandbox without network, so it could use only packages already in its cache: to let it download, set "sandbox": { "network": true, "write": ["~/.npm"] } (uv: "~/.cache/uv")`;
+  if (error.message.endsWith(hint)) return error;
+  const { server, phase, exitCode, signal, stderrTail } = error;
+  return new McpError(error.code, `${error.message}${hint}`, { server, phase, exitCode, signal, stderrTail, cause: error.cause });
+}

@@ -6,10 +6,11 @@ import { type RequestFinish, refused } from '../protocol/pending-requests.js';
 import type { CallOptions, HostHandlers, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
+import { sandboxToolName } from '../transport/sandbox/tool.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
-import { withDownloadHint } from './runner-hint.js';
+import { withDownloadHint, withSandboxHint } from './runner-hint.js';
 import type { MetricsRecorder } from './metrics.js';
 import { TOOL_ERROR, type TraceHandle, type Tracing } from './tracing.js';
 import { openRemoteChannel } from './remote-channel.js';
@@ -159,10 +160,12 @@ export class ServerSlot {
   status(): ServerStatus {
     const client = this.client;
     const remote = 'config' in this.entry && 'url' in this.entry.config ? this.entry.config : undefined;
+    const sandbox = 'config' in this.entry && 'sandbox' in this.entry.config ? this.entry.config.sandbox : undefined;
     return {
       state: this.current,
       transport: remote?.transport ?? 'stdio',
       ...(remote ? { url: remote.url } : {}),
+      ...(sandbox ? { sandbox: { tool: sandboxToolName(), ...sandbox, read: [...sandbox.read], write: [...sandbox.write], env: [...sandbox.env] } } : {}),
       ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: this.host.metrics.restarts,
       ...(this.lastError ? { lastError: this.lastError } : {}),
@@ -541,8 +544,10 @@ export class ServerSlot {
 
   /** A start's time-out, with a word on package runners when the server has said nothing. */
   private hinted(error: unknown, printedNothing: boolean): unknown {
-    const { config } = this.entry as { config?: { command?: string; args?: string[] } };
-    return config?.command === undefined ? error : withDownloadHint(error, { command: config.command, args: config.args }, printedNothing);
+    const { config } = this.entry as { config?: { command?: string; args?: string[]; sandbox?: { network: boolean } } };
+    if (config?.command === undefined) return error;
+    const runner = { command: config.command, args: config.args, sandbox: config.sandbox };
+    return withSandboxHint(withDownloadHint(error, runner, printedNothing), runner);
   }
 
   private failed(error: McpError): void {

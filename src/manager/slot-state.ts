@@ -1,4 +1,5 @@
 import type { McpError } from '../errors.js';
+import type { SandboxStatus } from '../transport/sandbox/policy.js';
 
 /**
  * Where a server is in its life. Each state names one situation, whatever the timers say:
@@ -47,6 +48,8 @@ export interface ServerStatus {
   pid?: number;
   /** The endpoint of an HTTP or SSE server. */
   url?: string;
+  /** A sandboxed stdio server: the tool and what the sandbox lets it see. */
+  sandbox?: SandboxStatus;
   /** Times the server was started again after its first start. */
   restarts: number;
   lastError?: McpError;

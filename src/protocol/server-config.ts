@@ -4,7 +4,7 @@ import type { RemoteChannelConfig } from '../transport/http/create-http-channel.
 import type { ProcessSpec } from '../transport/server-process.js';
 
 /** How to start one stdio server: the per-server part of the config file. */
-export interface StdioServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
+export interface StdioServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv' | 'sandbox'> {
   /** `"stdio"` or absent. */
   type?: 'stdio';
   /** Wire framing. Default `"newline"` (MCP stdio). */

@@ -46,3 +46,16 @@ export function safeEnvironment(
   }
   return Object.assign(env, extra);
 }
+
+/**
+ * A sandboxed server's environment: the safe allow-list, the host variables its
+ * sandbox lists in `env` (never the whole environment), then its own `env`.
+ */
+export function sandboxEnvironment(spec: { env: Record<string, string>; sandbox?: { env: readonly string[] } }, host: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const key of spec.sandbox?.env ?? []) {
+    const value = host[key];
+    if (value !== undefined && !value.startsWith('()')) passed[key] = value;
+  }
+  return safeEnvironment({ ...passed, ...spec.env }, false, host);
+}

@@ -3,9 +3,12 @@ import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { withinTime } from '../async/within-time.js';
+import { sandboxEnvironment } from './child-env.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
 import { GroupProbe, signalGroup } from './process-group.js';
-import { loadSpawner, resolveSpec, spawned, spawnFailed, startChild, type Child, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
+import { SandboxSetupError, sandboxLaunch } from './sandbox/launch.js';
+import type { SandboxStatus } from './sandbox/policy.js';
+import { directLaunch, loadSpawner, resolveSpec, spawned, spawnFailed, startChild, type Child, type Launch, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
 import { LineSplitter, StderrTail } from './stderr-tail.js';
 
 export type { ProcessSpec } from './spawn-child.js';
@@ -56,7 +59,14 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
   #closing: Promise<void> | undefined;
   #orphanWatch: NodeJS.Timeout | undefined;
   #forgotten = false;
-  readonly #group: GroupProbe;
+  /**
+   * The process groups this server owns: the leader's, and a sandbox's own (its first
+   * process runs in a session of its own, out of the leader's group). close() signals
+   * them all and waits until every one is empty; the exit hook knows them all.
+   */
+  readonly #groups = new Map<number, GroupProbe>();
+  #sandbox: SandboxStatus | undefined;
+  #cleanup: (() => void) | undefined;
 
   /**
    * Starts a server. Resolves once the OS has started it; rejects with `spawn-failed`
@@ -66,16 +76,19 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     const resolved = resolveSpec(spec);
     // Node reports a missing cwd as ENOENT of the command, which would send users looking for the wrong thing.
     await checkCwd(resolved);
+    const launch = resolved.sandbox === undefined ? { ...directLaunch(resolved), status: undefined, cleanup: undefined } : await sandboxed(resolved);
     await loadSpawner();
     let child: Child;
     try {
-      child = startChild(resolved);
+      child = startChild(launch);
     } catch (error) {
+      launch.cleanup?.();
       throw spawnFailed(resolved, error);
     }
     // Node sets a pid exactly when the OS has started the process. Attach to it before
     // anything else runs, so no early output is missed and the exit hook knows it at once.
-    const server = child.pid === undefined ? undefined : new ServerProcess(child, resolved);
+    const server = child.pid === undefined ? undefined : new ServerProcess(child, resolved, launch);
+    if (server === undefined) launch.cleanup?.();
     try {
       await spawned(child);
     } catch (error) {
@@ -85,9 +98,11 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     return server!;
   }
 
-  private constructor(child: Child, spec: ResolvedSpec) {
+  private constructor(child: Child, spec: ResolvedSpec, launch: Launch & { status: SandboxStatus | undefined; cleanup: (() => void) | undefined }) {
     super();
     this.pid = child.pid!;
+    this.#sandbox = launch.status;
+    this.#cleanup = launch.cleanup;
     this.stdin = child.stdin;
     this.stdout = child.stdout;
     const pipes = { out: child.stdout as Readable & { bytesRead?: number }, in: child.stdin as Writable & { bytesWritten?: number } };
@@ -100,8 +115,8 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
       },
     };
     this.#tail = new StderrTail(spec.stderrTailLines, spec.stderrTailBytes);
-    this.#group = new GroupProbe(this.pid);
-    registerGroup(this.pid);
+    this.#addGroup(this.pid);
+    if (launch.infoFd) this.#readSandboxInfo(child.stdio[3] as Readable | undefined);
     // After spawn, errors here only echo the exit (EPIPE, ECONNRESET); `exited` reports it. Unheard, they would crash the host.
     const ignore = () => {};
     child.on('error', ignore);
@@ -111,7 +126,7 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         const status: ExitStatus = Object.freeze(signal ? { signal } : { exitCode: code ?? 0 });
-        if (this.#closing === undefined) this.#forgetGroupWhenEmpty();
+        if (this.#closing === undefined) this.#forgetGroupsWhenEmpty();
         void withinTime(stderrDone, STDERR_FLUSH_MS).then(() => {
           this.#exitStatus = status;
           resolve(status);
@@ -119,6 +134,11 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
         });
       });
     });
+  }
+
+  /** The sandbox the server runs in, if any: the tool and what it lets the server see. */
+  get sandbox(): SandboxStatus | undefined {
+    return this.#sandbox;
   }
 
   /** How the process ended; `undefined` while it runs. */
@@ -152,17 +172,18 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
   }
 
   async #terminate(graceMs: number): Promise<void> {
-    const pid = this.pid;
     const deadline = Date.now() + graceMs + CLOSE_HARD_BOUND_MS;
-    const term = unrefTimer(graceMs / 2, () => signalGroup(pid, 'SIGTERM'));
-    const kill = unrefTimer(graceMs, () => signalGroup(pid, 'SIGKILL'));
+    // The sandbox's group first: its server gets the SIGTERM (a sandbox's first process ignores it), then the tool.
+    const signalAll = (signal: NodeJS.Signals) => [...this.#groups.keys()].reverse().forEach((pgid) => signalGroup(pgid, signal));
+    const term = unrefTimer(graceMs / 2, () => signalAll('SIGTERM'));
+    const kill = unrefTimer(graceMs, () => signalAll('SIGKILL'));
     let empty = false;
     try {
       this.stdin.end();
       await withinTime(this.exited, deadline - Date.now());
       // A wrapper such as npx may be gone while what it started lives on in its group.
       while (!empty && Date.now() < deadline) {
-        empty = (await withinTime(this.#group.isEmpty(), deadline - Date.now())) === true;
+        empty = (await withinTime(this.#groupsEmpty(), deadline - Date.now())) === true;
         if (!empty) await delay(Math.min(POLL_MS, deadline - Date.now()));
       }
     } catch {
@@ -171,8 +192,36 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
       clearTimeout(term);
       clearTimeout(kill);
       if (empty) this.#forget();
-      else this.#forgetGroupWhenEmpty();
+      else this.#forgetGroupsWhenEmpty();
     }
+  }
+
+  #addGroup(pgid: number): void {
+    if (this.#forgotten || this.#groups.has(pgid)) return;
+    this.#groups.set(pgid, new GroupProbe(pgid));
+    registerGroup(pgid);
+  }
+
+  async #groupsEmpty(): Promise<boolean> {
+    for (const probe of this.#groups.values()) if (!(await probe.isEmpty())) return false;
+    return true;
+  }
+
+  /**
+   * bwrap writes `{"child-pid": N}` once its sandbox's first process runs: N leads the
+   * group the server is in. Known, it is signalled and waited for like the leader's.
+   */
+  #readSandboxInfo(info: Readable | undefined): void {
+    if (!info) return;
+    let text = '';
+    info.on('error', () => {});
+    info.on('data', (chunk: Buffer) => {
+      if (text.length < 4096) text += chunk.toString('utf8');
+    });
+    info.once('end', () => {
+      const pid = Number((/"child-pid"\s*:\s*(\d+)/.exec(text) ?? [])[1]);
+      if (Number.isSafeInteger(pid) && pid > 1) this.#addGroup(pid);
+    });
   }
 
   #drainStderr(stderr: Readable): Promise<void> {
@@ -195,18 +244,19 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     if (this.#forgotten) return;
     this.#forgotten = true;
     clearInterval(this.#orphanWatch);
-    unregisterGroup(this.pid);
+    for (const pgid of this.#groups.keys()) unregisterGroup(pgid);
+    this.#cleanup?.();
   }
 
-  /** Unregisters the group from the exit hook as soon as it is empty, so its number, once free for reuse, is never signalled. */
-  #forgetGroupWhenEmpty(): void {
+  /** Unregisters the groups from the exit hook as soon as they are empty, so their numbers, once free for reuse, are never signalled. */
+  #forgetGroupsWhenEmpty(): void {
     if (this.#forgotten || this.#orphanWatch !== undefined) return;
     let probing = false;
     const forgetIfEmpty = async () => {
       if (probing || this.#forgotten) return;
       probing = true;
       try {
-        if (!(await this.#group.isEmpty())) return;
+        if (!(await this.#groupsEmpty())) return;
       } finally {
         probing = false;
       }
@@ -214,6 +264,16 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     };
     this.#orphanWatch = setInterval(() => void forgetIfEmpty(), ORPHAN_WATCH_MS).unref();
     void forgetIfEmpty();
+  }
+}
+
+/** The sandbox tool's command line around the server's, or the spawn's error. */
+async function sandboxed(spec: ResolvedSpec): Promise<Awaited<ReturnType<typeof sandboxLaunch>>> {
+  try {
+    return await sandboxLaunch({ name: spec.name, command: spec.command, args: spec.args, env: sandboxEnvironment(spec), cwd: spec.cwd, policy: spec.sandbox! });
+  } catch (error) {
+    if (error instanceof SandboxSetupError) throw spawnFailed(spec, error, error.message);
+    throw error;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { execa as Execa } from 'execa';
 import { McpError, serverLabel } from '../errors.js';
 import { safeEnvironment } from './child-env.js';
+import { DEFAULT_SANDBOX, type SandboxOptions, type SandboxPolicy } from './sandbox/policy.js';
 
 /** How to start one server process. */
 export interface ProcessSpec {
@@ -20,6 +21,12 @@ export interface ProcessSpec {
   stderrTailLines?: number;
   /** Bytes of stderr kept at most (each line is also cut to 4096 characters). Default 16384. */
   stderrTailBytes?: number;
+  /**
+   * Run the server in a sandbox that shows it only the system, its own package and the
+   * listed paths (absolute); `true` for none. Where no sandbox can be made the spawn
+   * fails `sandbox-unavailable`; it never runs unsandboxed.
+   */
+  sandbox?: SandboxOptions;
 }
 
 /** A {@link ProcessSpec} with defaults filled in and values checked. */
@@ -32,6 +39,7 @@ export interface ResolvedSpec {
   inheritEnv: boolean;
   stderrTailLines: number;
   stderrTailBytes: number;
+  sandbox: SandboxPolicy | undefined;
 }
 
 /** Fills defaults and checks types; throws `invalid-config` naming the field and the value. */
@@ -43,7 +51,7 @@ export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
       { server: spec.name, phase: 'config' },
     );
   };
-  const { command, args = [], env = {}, cwd, inheritEnv = false, stderrTailLines = 50, stderrTailBytes = 16384 } = spec;
+  const { command, args = [], env = {}, cwd, inheritEnv = false, stderrTailLines = 50, stderrTailBytes = 16384, sandbox } = spec;
   if (typeof command !== 'string' || command === '') fail('command', 'a non-empty string', command);
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) fail('args', 'an array of strings', args);
   if (typeof env !== 'object' || env === null || !Object.values(env).every((v) => typeof v === 'string')) {
@@ -53,7 +61,47 @@ export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
   if (typeof inheritEnv !== 'boolean') fail('inheritEnv', 'a boolean', inheritEnv);
   if (!Number.isSafeInteger(stderrTailLines) || stderrTailLines < 0) fail('stderrTailLines', 'a non-negative integer', stderrTailLines);
   if (!Number.isSafeInteger(stderrTailBytes) || stderrTailBytes < 0) fail('stderrTailBytes', 'a non-negative integer', stderrTailBytes);
-  return { name: spec.name, command, args, env, cwd, inheritEnv, stderrTailLines, stderrTailBytes };
+  let policy: SandboxPolicy | undefined;
+  if (sandbox !== undefined && sandbox !== false) {
+    const problem = sandboxProblem(sandbox);
+    if (problem) fail(`sandbox${problem.field}`, problem.expected, problem.value);
+    // The whole host environment would carry every token into the sandbox.
+    if (inheritEnv) fail('inheritEnv', 'false with a sandbox (list the variables the server needs in sandbox.env)', inheritEnv);
+    policy = sandbox === true ? DEFAULT_SANDBOX : { ...DEFAULT_SANDBOX, ...sandbox };
+  }
+  return { name: spec.name, command, args, env, cwd, inheritEnv, stderrTailLines, stderrTailBytes, sandbox: policy };
+}
+
+/** What is wrong with a sandbox policy given to the API directly (the config checks its own). */
+function sandboxProblem(sandbox: SandboxOptions): { field: string; expected: string; value: unknown } | undefined {
+  if (sandbox === true) return undefined;
+  if (typeof sandbox !== 'object' || sandbox === null) return { field: '', expected: 'true or an object { read?, write?, network?, env? }', value: sandbox };
+  for (const field of ['read', 'write', 'env'] as const) {
+    const list: unknown = sandbox[field];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) return { field: `.${field}`, expected: 'an array of strings', value: list };
+    if (field !== 'env') {
+      const relative = list.find((path: string) => !path.startsWith('/'));
+      if (relative !== undefined) return { field: `.${field}`, expected: 'absolute paths', value: relative };
+    }
+  }
+  if (sandbox.network !== undefined && typeof sandbox.network !== 'boolean') return { field: '.network', expected: 'a boolean', value: sandbox.network };
+  return undefined;
+}
+
+/** The command line that starts a server: its own, or a sandbox tool's around it. */
+export interface Launch {
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+  /** Whether fd 3 is a pipe the sandbox tool reports on. */
+  infoFd: boolean;
+}
+
+/** The plain command line of an unsandboxed server. */
+export function directLaunch(spec: ResolvedSpec): Launch {
+  return { command: spec.command, args: [...spec.args], env: safeEnvironment(spec.env, spec.inheritEnv), cwd: spec.cwd, infoFd: false };
 }
 
 let execa: typeof Execa | undefined;
@@ -72,15 +120,14 @@ export async function loadSpawner(): Promise<void> {
  * ServerProcess alone owns its lifetime, and a long-lived server's output must not
  * pile up in memory. stdout stays the raw pipe (Buffers, no decoding, no splitting).
  */
-export function startChild(spec: ResolvedSpec) {
+export function startChild(launch: Launch) {
   if (execa === undefined) throw new Error('startChild before loadSpawner');
-  const child = execa(spec.command, spec.args, {
-    cwd: spec.cwd,
-    env: safeEnvironment(spec.env, spec.inheritEnv),
+  const child = execa(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
     extendEnv: false,
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
+    // A sandbox tool reports on fd 3 (see SandboxLaunch.infoFd).
+    stdio: launch.infoFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     buffer: false,
     encoding: 'buffer',
     lines: false,
