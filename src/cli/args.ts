@@ -53,6 +53,8 @@ Usage:
   lazy-mcp login <server>
   lazy-mcp prompts [--server S]... [--json]
   lazy-mcp prompt <public-name> [json-args] [--timeout MS] [--json]
+  lazy-mcp serve [--no-shared] [...]      (see lazy-mcp serve --help)
+  lazy-mcp daemon status|stop|log [--json]
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -67,6 +69,8 @@ Commands:
   login       authorize lazy-mcp with a remote (OAuth) server: prints the URL to open
   prompts     list every prompt: public name, server, arguments, description
   prompt      get one prompt by its public name, its arguments as a JSON object of strings
+  serve       the pool as one MCP server (stdio sessions share servers through the daemon)
+  daemon      the per-user pool daemon: its clients and servers, or stop it
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
