@@ -30,6 +30,12 @@ const STOP_GRACE_MS = 2000;
  * folder. Each attach names a server entry; the daemon keeps one process per fingerprint
  * and serves every attached session of it (see {@link DaemonSession}). With no
  * connection for `idleTimeoutMs` it stops everything; `closed` settles then.
+ *
+ * Who may attach: only processes that can open the socket, which is 0600 in a 0700
+ * folder of the user's own (see `securePrivateFolder`). That is the defence: Node has no
+ * `SO_PEERCRED` (nor `getpeereid`), so the peer's uid is not checked a second time.
+ * Sessions never see each other's calls, questions or the servers' environment: status
+ * shows fingerprints, never entries.
  */
 export class PoolDaemon {
   private readonly servers = new Map<string, SharedServer>();

@@ -93,6 +93,17 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     expect(refused).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/version mismatch: this pool daemon is lazy-mcp 0\.1\.0 .*client is lazy-mcp 9\.9\.9/) });
   });
 
+  it("a server that cannot start fails each client's start with its own reason (spawn-failed, peer-exited with stderr)", async () => {
+    const shared = sharedOptions();
+    const missing = sharedManager({ m: { command: '/nonexistent/server-binary' } }, shared);
+    await expect(missing.callTool('mcp__m__x')).rejects.toMatchObject({ code: 'spawn-failed' });
+    const dies = sharedManager({ d: fixture('exits-at-once.mjs') }, shared);
+    const failed = await dies.listTools();
+    expect(failed).toEqual([]);
+    expect(dies.status().d).toMatchObject({ state: 'backoff', lastError: { code: 'peer-exited' } });
+    expect((await daemonStatus(shared))!.servers).toEqual([]);
+  });
+
   it('a hostile attach (bad spec) is refused naming the field, and the daemon serves on', async () => {
     const shared = sharedOptions();
     const manager = sharedManager(echo, shared);
