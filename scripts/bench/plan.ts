@@ -27,6 +27,10 @@ export interface Plan {
   /** Live connections opened to weigh one. */
   liveServers: number;
   memoryRounds: number;
+  /** Figure 10: serve sessions sharing one config; alternating rounds; sequential calls per round (×4 for throughput). */
+  daemonClients: number;
+  daemonRounds: number;
+  daemonCalls: number;
 }
 
 export const FULL: Plan = {
@@ -48,6 +52,9 @@ export const FULL: Plan = {
   idleServers: 2000,
   liveServers: 10,
   memoryRounds: 3,
+  daemonClients: 10,
+  daemonRounds: 5,
+  daemonCalls: 400,
 };
 
 /** A smoke run of seconds: every figure, every client path, tiny counts. */
@@ -70,4 +77,7 @@ export const QUICK: Plan = {
   idleServers: 200,
   liveServers: 2,
   memoryRounds: 1,
+  daemonClients: 2,
+  daemonRounds: 1,
+  daemonCalls: 20,
 };
