@@ -74,6 +74,24 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     expect(b.status().e.pid).not.toBe(first);
   });
 
+  it("progress reaches the caller, and a caller's abort cancels the call at the shared server", async () => {
+    const shared = sharedOptions();
+    const manager = sharedManager(echo, shared);
+    const steps: number[] = [];
+    const done = await manager.callTool('mcp__e__slow', { ms: 90, interval: 30 }, { onProgress: (p) => steps.push(p.progress) });
+    expect(textOf(done)).toBe('done');
+    expect(steps).toEqual([1, 2, 3]);
+    const abort = new AbortController();
+    const call = manager.callTool('mcp__e__slow', { ms: 20000 }, { signal: abort.signal }).then(() => undefined, (e: unknown) => e);
+    expect(await waitFor(() => manager.metrics().e.inFlight === 1)).toBe(true);
+    abort.abort();
+    expect(await call).toMatchObject({ code: 'cancelled' });
+    let seen: unknown[] = [];
+    const deadline = Date.now() + 5000;
+    while (seen.length === 0 && Date.now() < deadline) seen = JSON.parse(textOf(await manager.callTool('mcp__e__cancellations')));
+    expect(seen).toHaveLength(1);
+  });
+
   it('other versions never mix: each gets its own daemon (versioned socket); a mismatched attach is refused clearly', async () => {
     const shared = sharedOptions();
     const other = { ...shared, version: '0.0.1-other' };
