@@ -85,7 +85,7 @@ export class DaemonSession implements AttachedSession {
     engine.onRequest('initialize', (params) => this.initialize(params));
     engine.onNotification('notifications/initialized', () => void (this.initialized = true));
     this.relay('ping', (o) => up.ping(o).then(() => ({})));
-    this.relay('tools/list', async (o) => ({ tools: await up.listTools(o) }));
+    this.relay('tools/list', async () => ({ tools: await this.server.listTools(up) }));
     this.relay('tools/call', (o, p, ctx) => this.callTool(p, o, ctx));
     this.relay('prompts/list', async (o) => ({ prompts: await up.listPrompts(o) }));
     this.relay('prompts/get', (o, p) => up.getPrompt(String(p.name), (p.arguments ?? {}) as Record<string, string>, o));

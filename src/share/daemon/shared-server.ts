@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { McpError } from '../../errors.js';
 import { McpClient } from '../../protocol/client.js';
-import type { LogMessage } from '../../protocol/types.js';
+import type { LogMessage, Tool } from '../../protocol/types.js';
 import type { AttachParams } from './wire.js';
 
 /** What a shared server needs of each session attached to it. */
@@ -29,6 +29,7 @@ export class SharedServer {
   private readonly sessions = new Set<AttachedSession>();
   private readonly subscriptions = new Map<string, number>();
   private linger: NodeJS.Timeout | undefined;
+  private tools: Promise<Tool[]> | undefined;
   private closing: Promise<void> | undefined;
   state: SharedState = 'starting';
   readonly startedAt = new Date();
@@ -79,6 +80,18 @@ export class SharedServer {
       if (this.sessions.size === 0) void this.close();
     }, this.lingerMs);
     this.linger.unref();
+  }
+
+  /**
+   * The server's tools, listed once for every session until it says they changed: a new
+   * session's listing of a running server costs the server nothing.
+   */
+  listTools(client: McpClient): Promise<Tool[]> {
+    const listing = (this.tools ??= client.listTools({ timeout: Infinity }));
+    listing.catch(() => {
+      if (this.tools === listing) this.tools = undefined;
+    });
+    return listing;
   }
 
   /** Subscribes the server to `uri` for the first session that wants it. */
@@ -140,7 +153,10 @@ export class SharedServer {
           listeners: {
             stderr: (line) => this.each((s) => s.stderr(line)),
             log: ({ level, logger, data }: LogMessage) => this.each((s) => s.notify('notifications/message', { level, ...(logger === undefined ? {} : { logger }), data })),
-            toolsChanged: () => this.each((s) => s.notify('notifications/tools/list_changed')),
+            toolsChanged: () => {
+              this.tools = undefined;
+              this.each((s) => s.notify('notifications/tools/list_changed'));
+            },
             promptsChanged: () => this.each((s) => s.notify('notifications/prompts/list_changed')),
             resourcesChanged: () => this.each((s) => s.notify('notifications/resources/list_changed')),
             resourceUpdated: (uri) => this.each((s) => s.subscribed(uri) && s.notify('notifications/resources/updated', { uri })),
