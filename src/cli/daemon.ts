@@ -27,9 +27,14 @@ export async function daemon(argv: readonly string[]): Promise<number> {
     return EXIT.usage;
   }
   const [action, ...rest] = parsed.positionals;
-  if (parsed.values.help || action === undefined) {
-    process.stderr.write(DAEMON_USAGE);
-    return parsed.values.help ? EXIT.ok : EXIT.usage;
+  if (parsed.values.help) {
+    // Asked for, so it is the output: stdout, as for every command.
+    process.stdout.write(DAEMON_USAGE);
+    return EXIT.ok;
+  }
+  if (action === undefined) {
+    process.stderr.write('lazy-mcp daemon: no action given; expected status, stop or log (see lazy-mcp daemon --help)\n');
+    return EXIT.usage;
   }
   if (rest.length > 0 || !['status', 'stop', 'log'].includes(action)) {
     process.stderr.write(`lazy-mcp daemon: unknown action ${JSON.stringify([action, ...rest].join(' '))}; expected status, stop or log\n`);

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { McpError } from '../../errors.js';
 
 /** Connects to the daemon's socket; rejects with the OS's reason (ENOENT, ECONNREFUSED) within `timeoutMs`. */
-export function connectSocket(path: string, timeoutMs = 2000): Promise<Socket> {
+export function connectSocket(path: string, timeoutMs = 10_000): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     const timer = setTimeout(() => {

@@ -47,7 +47,7 @@ describe('lazy-mcp serve (stdio) shares servers through the pool daemon by defau
     // The sessions' next call starts a new daemon.
     const again = await sessions[1].client.callTool({ name: 'mcp__one__echo', arguments: { text: 'again' } });
     expect(textOf(again as { content: unknown[] })).toBe('again');
-  });
+  }, 90_000);
 
   it('--no-shared keeps the servers in the serve process, as before', async () => {
     const shared = sharedOptions();
@@ -59,5 +59,5 @@ describe('lazy-mcp serve (stdio) shares servers through the pool daemon by defau
       return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
     });
     expect(servers).toHaveLength(1);
-  });
+  }, 60_000);
 });

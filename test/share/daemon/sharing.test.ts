@@ -40,7 +40,7 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     const status = (await daemonStatus(shared))!;
     expect(status.servers).toHaveLength(1);
     expect(status.servers[0].sessions).toBe(20);
-  });
+  }, 90_000);
 
   it('entries that differ (here in env) get separate processes; the same entry again shares', async () => {
     const shared = sharedOptions();
