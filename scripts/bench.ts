@@ -4,7 +4,7 @@
 // the 2026 era beside the legacy era, and Streamable HTTP against the SDK v2 client.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search, metrics, era, http, daemon; no chart then).
+// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,11 +22,12 @@ import { collect } from './bench/procs.js';
 import { cpuTicks, machine, markdown, type Report, svgChart } from './bench/report.js';
 import { type Metric, withSummary } from './bench/runs.js';
 import { searchFigure } from './bench/search.js';
+import { startupFigure } from './bench/startup.js';
 import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'daemon'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -81,6 +82,7 @@ try {
   if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));
   if (wanted('search')) metrics.push(...searchFigure(plan, log));
   if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
+  if (wanted('startup')) metrics.push(...(await startupFigure(plan, log)));
   if (wanted('daemon')) metrics.push(...(await daemonFigure(plan, log)));
 } finally {
   pin(ALL_CPUS);

@@ -15,12 +15,12 @@ const cli = join(repoRoot, 'dist/cli/main.js');
 const version = packageVersion('package.json');
 
 /**
- * Figure 10: `lazy-mcp serve` through the pool daemon against `--no-shared`: processes
+ * Figure 11: `lazy-mcp serve` through the pool daemon against `--no-shared`: processes
  * and memory of many sessions with one config, a call's latency and throughput through
  * the extra hop, and the time from a serve's start to its first answer.
  */
 export async function daemonFigure(plan: Plan, log: (text: string) => void): Promise<Metric[]> {
-  const figure = new Figure(10)
+  const figure = new Figure(11)
     .define('daemon-procs', `${plan.daemonClients} serve sessions × 3 servers, each called: server processes`, 'count', 'lower')
     .define('daemon-rss', `${plan.daemonClients} serve sessions × 3 servers: RSS of serve, daemon and server processes`, 'bytes', 'lower')
     .define('daemon-p50', 'one echo call through serve, sequential: p50', 'ms', 'lower')
@@ -47,7 +47,7 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
   try {
     for (const shared of [true, false]) {
       const variant = shared ? SHARED : OWN;
-      log(`figure 10: ${plan.daemonClients} ${variant} sessions`);
+      log(`figure 11: ${plan.daemonClients} ${variant} sessions`);
       const dir = runtime();
       const clients = await Promise.all(Array.from({ length: plan.daemonClients }, () => serve(dir, shared)));
       try {
@@ -63,7 +63,7 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
       }
     }
 
-    log(`figure 10: latency and throughput, ${plan.daemonRounds} alternating rounds`);
+    log(`figure 11: latency and throughput, ${plan.daemonRounds} alternating rounds`);
     const dir = runtime();
     const pair = { [SHARED]: await serve(dir, true), [OWN]: await serve(dir, false) };
     try {
@@ -84,7 +84,7 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
       await Promise.all(Object.values(pair).map((c) => c.close()));
     }
 
-    log(`figure 10: serve start → first answer, ${plan.daemonRounds} runs each`);
+    log(`figure 11: serve start → first answer, ${plan.daemonRounds} runs each`);
     const keeper = await serve(dir, true); // keeps the daemon and s0 running
     try {
       await echo(keeper);

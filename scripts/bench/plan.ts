@@ -27,7 +27,9 @@ export interface Plan {
   /** Live connections opened to weigh one. */
   liveServers: number;
   memoryRounds: number;
-  /** Figure 10: serve sessions sharing one config; alternating rounds; sequential calls per round (×4 for throughput). */
+  /** Rounds of the start-up figure (each a fresh process of every variant). */
+  startupRounds: number;
+  /** Figure 11: serve sessions sharing one config; alternating rounds; sequential calls per round (×4 for throughput). */
   daemonClients: number;
   daemonRounds: number;
   daemonCalls: number;
@@ -52,6 +54,7 @@ export const FULL: Plan = {
   idleServers: 2000,
   liveServers: 10,
   memoryRounds: 3,
+  startupRounds: 15,
   daemonClients: 10,
   daemonRounds: 5,
   daemonCalls: 400,
@@ -77,6 +80,7 @@ export const QUICK: Plan = {
   idleServers: 200,
   liveServers: 2,
   memoryRounds: 1,
+  startupRounds: 1,
   daemonClients: 2,
   daemonRounds: 1,
   daemonCalls: 20,

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse as parseJsonc } from 'jsonc-parser';
 import { serveGateway } from '../gateway/serve-gateway.js';
 import { McpServerManager } from '../index.js';
+import { parseConfigText } from '../manager/config-text.js';
 import { EXIT, UsageError } from './args.js';
 import { bundledConfigPath, packageVersion, prepareEnvironment } from './environment.js';
 import { oneLine } from './format.js';
@@ -132,9 +132,9 @@ function configFile(explicit: string | undefined): string {
 function gatewaySection(path: string): GatewaySection {
   let parsed: unknown;
   try {
-    parsed = parseJsonc(readFileSync(path, 'utf8'));
+    parsed = parseConfigText(readFileSync(path, 'utf8'));
   } catch {
-    return {}; // the manager reports an unreadable file with the details
+    return {}; // the manager reports an unreadable or invalid file with the details
   }
   const section = (parsed as { gateway?: unknown } | undefined)?.gateway;
   if (section === undefined) return {};

@@ -18,6 +18,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
+import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
 import { CallBudget } from './call-budget.js';
@@ -159,7 +160,8 @@ export class McpServerManager extends EventEmitter {
   private closing: Promise<void> | undefined;
   /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
   private readonly recorders = new Map<string, MetricsRecorder>();
-  private readonly tracing = Tracing.load(DEFAULT_CLIENT_INFO.version);
+  /** null until first asked: finding the OpenTelemetry API walks the file system, which construction must not pay. */
+  private tracingLookup: Tracing | undefined | null = null;
   /** Slots a reload took out of the pool that still finish their calls in flight. */
   private readonly retiring = new Set<ServerSlot>();
   /** Per server name, the drain of its last retired slot while it lasts: the next slot of that name starts after it. */
@@ -678,6 +680,10 @@ export class McpServerManager extends EventEmitter {
       }
       // Arguments that do not fit are refused before anything starts, when the tool is known.
       known ??= this.index.definition(slot.name, tool)?.tool;
+      if (known && !validatorLoaded()) {
+        // The process's first check loads the validator, then the call goes as every later one.
+        return loadValidator().then(() => this.invoke(slot, tool, args, options, publicName, filter, caller, known));
+      }
       if (known) checkArguments(slot.name, known, args, publicName);
     } catch (error) {
       return Promise.reject(error);
@@ -787,11 +793,19 @@ export class McpServerManager extends EventEmitter {
     };
   }
 
+  private get tracing(): Tracing | undefined {
+    if (this.tracingLookup === null) this.tracingLookup = Tracing.load(DEFAULT_CLIENT_INFO.version);
+    return this.tracingLookup;
+  }
+
   /** `current`: whether the slot is still the pool's (a reload may have replaced it). */
   private slotHost(current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
+    const tracing = () => this.tracing;
     return {
       metrics,
-      ...(this.tracing ? { tracing: this.tracing } : {}),
+      get tracing() {
+        return tracing();
+      },
       ...(predecessor ? { predecessor } : {}),
       connectOptions: (server): ConnectOptions => ({
         name: server,

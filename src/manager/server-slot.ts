@@ -6,7 +6,6 @@ import { type RequestFinish, refused } from '../protocol/pending-requests.js';
 import type { CallOptions, HostHandlers, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
-import { StdioChannel } from '../transport/stdio-channel.js';
 import { CallBudget } from './call-budget.js';
 import type { ResolvedServer, ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
@@ -539,6 +538,8 @@ export class ServerSlot {
     const config = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
     if (this.host.share) return this.host.share(this.name, config, this.host.connectOptions(this.name), signal);
     const { framing, timeout: _timeout, ...spec } = config;
+    // Loaded with the first start: a pool answering from its cache never needs it.
+    const { StdioChannel } = await import('../transport/stdio-channel.js');
     return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });
   }
 

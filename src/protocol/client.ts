@@ -6,7 +6,6 @@ import { McpError, type McpPhase, serverLabel } from '../errors.js';
 import type { Channel, RequestId } from '../transport/channel.js';
 import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
-import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
 import type { RequestFinish } from './pending-requests.js';
 import {
@@ -24,23 +23,8 @@ import {
 import { paginate } from './paginate.js';
 import { remoteChannelConfig, type ServerConfig, type StdioServerConfig } from './server-config.js';
 import { type Label, NamedRequest } from './session-errors.js';
-import {
-  CallToolResultSchema,
-  isPlainCallToolResult,
-  CompleteResultSchema,
-  CreateMessageResultSchema,
-  DiscoverResultSchema,
-  ElicitResultSchema,
-  EmptyResultSchema,
-  GetPromptResultSchema,
-  InitializeResultSchema,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
-  LogMessageParamsSchema,
-  ReadResourceResultSchema,
-} from './schemas.js';
+import { loadSchemas, resultSchemas } from './lazy-schemas.js';
+import type { InitializeResultSchema } from './schemas.js';
 import {
   ALL_PROTOCOL_VERSIONS,
   type CacheHints,
@@ -129,7 +113,7 @@ export interface ConnectOptions {
    * Checks an accepted form elicitation answer against the request's `requestedSchema`
    * (and applies its defaults) before it is sent; a throw declines. Default: sent as is.
    */
-  validateElicitation?: (request: ElicitRequest, result: ElicitResult) => ElicitResult;
+  validateElicitation?: (request: ElicitRequest, result: ElicitResult) => ElicitResult | Promise<ElicitResult>;
 }
 
 /** Per-request options, plus what the manager attaches to route a server's questions. */
@@ -226,12 +210,15 @@ export class McpClient extends EventEmitter {
       return McpClient.start(Promise.resolve(channel), options, config.timeout);
     }
     const { framing, timeout: _timeout, type: _type, ...spec } = config as StdioServerConfig;
-    const opening = StdioChannel.open(spec, {
-      name: options.name,
-      framing,
-      maxMessageBytes: options.maxMessageBytes,
-      shutdownGraceMs: options.shutdownGraceMs,
-    });
+    // The stdio transport (process management, framing) loads with the first connection.
+    const opening = import('../transport/stdio-channel.js').then(({ StdioChannel }) =>
+      StdioChannel.open(spec, {
+        name: options.name,
+        framing,
+        maxMessageBytes: options.maxMessageBytes,
+        shutdownGraceMs: options.shutdownGraceMs,
+      }),
+    );
     return McpClient.start(opening, options, config.timeout);
   }
 
@@ -259,7 +246,8 @@ export class McpClient extends EventEmitter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const attempt = (async () => {
-        const channel = await opening;
+        // The schemas load while the server starts; both are needed before its first answer.
+        const [channel] = await Promise.all([opening, loadSchemas()]);
         if (settled) return undefined;
         client = new McpClient(channel, options, configTimeout);
         const timeout = client.engine.defaultTimeout;
@@ -360,21 +348,21 @@ export class McpClient extends EventEmitter {
   }
 
   listTools(options?: CallOptions): Promise<Tool[]> {
-    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), ListToolsResultSchema, 'tools/list', options));
+    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), resultSchemas().ListToolsResultSchema, 'tools/list', options));
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
     // Options that name the call (the manager's) carry all a scope holds: they are the scope.
     const scope: RequestScope = options.toolCall ? options : { handlers: options.handlers, toolCall: { name, arguments: args }, caller: options.caller };
-    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
+    return this.call('tools/call', { name, arguments: args }, resultSchemas().CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
   }
 
   listPrompts(options?: CallOptions): Promise<Prompt[]> {
-    return paginate(this.name, 'prompts/list', 'prompts', (cursor) => this.call('prompts/list', page(cursor), ListPromptsResultSchema, 'prompts/list', options));
+    return paginate(this.name, 'prompts/list', 'prompts', (cursor) => this.call('prompts/list', page(cursor), resultSchemas().ListPromptsResultSchema, 'prompts/list', options));
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
-    return this.call('prompts/get', { name, arguments: args }, GetPromptResultSchema, 'prompts/get', options, new NamedRequest('prompts/get', name));
+    return this.call('prompts/get', { name, arguments: args }, resultSchemas().GetPromptResultSchema, 'prompts/get', options, new NamedRequest('prompts/get', name));
   }
 
   async complete(
@@ -384,12 +372,12 @@ export class McpClient extends EventEmitter {
     options?: CallOptions,
   ): Promise<Completion> {
     const params = { ref, argument, ...(context ? { context } : {}) };
-    return (await this.call('completion/complete', params, CompleteResultSchema, 'completion/complete', options)).completion;
+    return (await this.call('completion/complete', params, resultSchemas().CompleteResultSchema, 'completion/complete', options)).completion;
   }
 
   listResources(options?: CallOptions): Promise<Resource[]> {
     return paginate(this.name, 'resources/list', 'resources', (cursor) =>
-      this.call('resources/list', page(cursor), ListResourcesResultSchema, 'resources/list', options),
+      this.call('resources/list', page(cursor), resultSchemas().ListResourcesResultSchema, 'resources/list', options),
     );
   }
 
@@ -397,7 +385,7 @@ export class McpClient extends EventEmitter {
   async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
     try {
       return await paginate(this.name, 'resources/templates/list', 'resourceTemplates', (cursor) =>
-        this.call('resources/templates/list', page(cursor), ListResourceTemplatesResultSchema, 'resources/templates/list', options),
+        this.call('resources/templates/list', page(cursor), resultSchemas().ListResourceTemplatesResultSchema, 'resources/templates/list', options),
       );
     } catch (error) {
       if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
@@ -406,7 +394,7 @@ export class McpClient extends EventEmitter {
   }
 
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    return this.call('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
+    return this.call('resources/read', { uri }, resultSchemas().ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
   }
 
   /**
@@ -416,7 +404,7 @@ export class McpClient extends EventEmitter {
    */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
     if (this.era !== '2026') {
-      await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      await this.call('resources/subscribe', { uri }, resultSchemas().EmptyResultSchema, 'resources/subscribe', options);
       return;
     }
     if (!this.capabilities.resources?.subscribe) throw this.noSubscriptions(uri, 'the server does not declare resources.subscribe');
@@ -431,7 +419,7 @@ export class McpClient extends EventEmitter {
 
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
     if (this.era !== '2026') {
-      await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      await this.call('resources/unsubscribe', { uri }, resultSchemas().EmptyResultSchema, 'resources/subscribe', options);
       return;
     }
     if (!this.subscribedUris.delete(uri)) return;
@@ -441,13 +429,13 @@ export class McpClient extends EventEmitter {
   /** Legacy `logging/setLevel`. The 2026 revision has no such method (a log level travels per request): a no-op there. */
   async setLogLevel(level: string, options?: CallOptions): Promise<void> {
     if (this.era === '2026') return;
-    await this.call('logging/setLevel', { level }, EmptyResultSchema, 'logging/setLevel', options);
+    await this.call('logging/setLevel', { level }, resultSchemas().EmptyResultSchema, 'logging/setLevel', options);
   }
 
   /** The health probe: `ping` in the legacy era, `server/discover` in 2026 (which has no `ping`). */
   async ping(options?: CallOptions): Promise<void> {
-    if (this.era === '2026') await this.call('server/discover', {}, DiscoverResultSchema, 'discover', options);
-    else await this.call('ping', {}, EmptyResultSchema, 'ping', options);
+    if (this.era === '2026') await this.call('server/discover', {}, resultSchemas().DiscoverResultSchema, 'discover', options);
+    else await this.call('ping', {}, resultSchemas().EmptyResultSchema, 'ping', options);
   }
 
   /** Same as {@link ping}: the era's own liveness check. */
@@ -507,7 +495,8 @@ export class McpClient extends EventEmitter {
     ownsParams = false,
   ): Promise<z.infer<S>> {
     // The usual tool result is vouched for by hand: zod would copy it for nothing (~4 µs).
-    const accepts = (schema as z.ZodType) === CallToolResultSchema ? isPlainCallToolResult : undefined;
+    const schemas = resultSchemas();
+    const accepts = (schema as z.ZodType) === schemas.CallToolResultSchema ? schemas.isPlainCallToolResult : undefined;
     const finish = options.finish;
     if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, ownsParams, scope, finish }, options);
     // A 2026 request may take several rounds: its finish waits for the last.
@@ -703,16 +692,16 @@ export class McpClient extends EventEmitter {
       case 'elicitation/create': {
         if (!handlers.elicitation) return { action: 'decline' };
         const request = (params ?? {}) as ElicitRequest;
-        const result = ElicitResultSchema.parse(await handlers.elicitation(request, ctx));
+        const result = resultSchemas().ElicitResultSchema.parse(await handlers.elicitation(request, ctx));
         if (result.action !== 'accept' || !this.options.validateElicitation) return result;
         try {
-          return this.options.validateElicitation(request, result);
+          return await this.options.validateElicitation(request, result);
         } catch {
           return { action: 'decline' };
         }
       }
       case 'sampling/createMessage':
-        if (handlers.sampling) return CreateMessageResultSchema.parse(await handlers.sampling((params ?? {}) as CreateMessageRequest, ctx));
+        if (handlers.sampling) return resultSchemas().CreateMessageResultSchema.parse(await handlers.sampling((params ?? {}) as CreateMessageRequest, ctx));
         break;
       case 'roots/list':
         if (handlers.roots) return { roots: await handlers.roots(ctx) };
@@ -776,7 +765,7 @@ export class McpClient extends EventEmitter {
       );
     }
     engine.onNotification('notifications/message', (params) => {
-      const parsed = LogMessageParamsSchema.safeParse(params);
+      const parsed = resultSchemas().LogMessageParamsSchema.safeParse(params);
       if (parsed.success) this.emitSafely('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
     });
     engine.onNotification('notifications/subscriptions/acknowledged', (params) => {
@@ -845,7 +834,7 @@ export class McpClient extends EventEmitter {
       {
         method: 'initialize',
         params: { protocolVersion: offered, capabilities: this.clientCapabilities(), clientInfo: this.clientInfo },
-        schema: InitializeResultSchema,
+        schema: resultSchemas().InitializeResultSchema,
         phase: 'initialize',
         silentCancel: true,
       },
@@ -881,7 +870,7 @@ export class McpClient extends EventEmitter {
     }
     const decoded = decodeModernResult(this.name, 'discover', 'server/discover', raw);
     if (decoded.kind !== 'complete') throw new McpError('protocol-error', `${serverLabel(this.name)}server/discover asked for input`, { server: this.name, phase: 'discover' });
-    const parsed = DiscoverResultSchema.safeParse(decoded.result);
+    const parsed = resultSchemas().DiscoverResultSchema.safeParse(decoded.result);
     if (!parsed.success) throw this.engine.errors.fromIssues({ label: 'server/discover', phase: 'discover' }, parsed.error);
     const result = parsed.data;
     if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) throw this.unsupportedModern({ supported: result.supportedVersions });

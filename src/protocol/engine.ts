@@ -5,7 +5,6 @@ import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } f
 import { Listeners } from '../transport/listeners.js';
 import { copyWith } from './copy-with.js';
 import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
-import { ProgressParamsSchema } from './schemas.js';
 import { type Label, SessionErrors } from './session-errors.js';
 import type { CallOptions } from './types.js';
 
@@ -295,11 +294,11 @@ export class RequestEngine {
   }
 
   private progress(params: unknown): void {
-    const parsed = ProgressParamsSchema.safeParse(params);
-    const request = parsed.success ? this.pending.get(parsed.data.progressToken) : undefined;
-    if (!parsed.success || !request) return;
+    if (!isProgressParams(params)) return;
+    const request = this.pending.get(params.progressToken);
+    if (!request) return;
     if (request.resetTimeoutOnProgress) request.deadline = performance.now() + request.timeoutMs;
-    const { progress, total, message } = parsed.data;
+    const { progress, total, message } = params;
     try {
       request.onProgress?.({ progress, total, message });
     } catch {
@@ -412,4 +411,19 @@ function invalidDuration(options: CallOptions, field: 'timeout' | 'maxTotalTimeo
   const value = options[field];
   if (value === undefined || (typeof value === 'number' && value >= 0)) return undefined;
   return new McpError('invalid-config', `the ${field} option must be a non-negative number of milliseconds, got ${String(value)} (${typeof value})`, {});
+}
+
+/**
+ * `notifications/progress` params as the spec shapes them, checked by hand: a server may
+ * report progress before anything else needs a schema library (a gateway's host, too).
+ */
+function isProgressParams(params: unknown): params is { progressToken: string | number; progress: number; total?: number; message?: string } {
+  if (typeof params !== 'object' || params === null) return false;
+  const { progressToken, progress, total, message } = params as Record<string, unknown>;
+  return (
+    (typeof progressToken === 'string' || typeof progressToken === 'number') &&
+    typeof progress === 'number' &&
+    (total === undefined || typeof total === 'number') &&
+    (message === undefined || typeof message === 'string')
+  );
 }

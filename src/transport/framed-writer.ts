@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { AbstractMessageWriter } from 'vscode-jsonrpc';
+import { AbstractMessageWriter } from './jsonrpc-base.js';
 import type { Message, MessageWriter } from 'vscode-jsonrpc';
 import { McpError, serverLabel } from '../errors.js';
 import { invalidOption } from './framing-options.js';
