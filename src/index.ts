@@ -43,6 +43,8 @@ export type { FileOptions, ManagedResource, ManagedResourceTemplate, ManagerEven
 export type { ReloadReport } from './manager/config-diff.js';
 export type { ServerMetrics } from './manager/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config.js';
+export type { SharedOptions } from './share/daemon/paths.js';
+export type { DaemonStatus } from './share/daemon/wire.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';
 export type { CacheHintsMode } from './manager/tool-catalog.js';

@@ -29,6 +29,10 @@ export interface Plan {
   memoryRounds: number;
   /** Rounds of the start-up figure (each a fresh process of every variant). */
   startupRounds: number;
+  /** Figure 11: serve sessions sharing one config; alternating rounds; sequential calls per round (×4 for throughput). */
+  daemonClients: number;
+  daemonRounds: number;
+  daemonCalls: number;
 }
 
 export const FULL: Plan = {
@@ -51,6 +55,9 @@ export const FULL: Plan = {
   liveServers: 10,
   memoryRounds: 3,
   startupRounds: 15,
+  daemonClients: 10,
+  daemonRounds: 5,
+  daemonCalls: 400,
 };
 
 /** A smoke run of seconds: every figure, every client path, tiny counts. */
@@ -74,4 +81,7 @@ export const QUICK: Plan = {
   liveServers: 2,
   memoryRounds: 1,
   startupRounds: 1,
+  daemonClients: 2,
+  daemonRounds: 1,
+  daemonCalls: 20,
 };

@@ -1,4 +1,5 @@
 import { MANAGER_CACHED, MANAGER_SANDBOXED, MANAGER_UNCACHED } from './cold.js';
+import { OWN, SHARED } from './daemon.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
 import type { MetricSummary } from './runs.js';
 import { IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
@@ -63,6 +64,13 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
     out.push(
       ratio('seq-p50', 'sequential (alternating blocks): manager p50 ≤ 1.15× bare', 'seq-p50', 'manager', 'bare', 1.15, false, `, over all calls; median of the paired block ratios: ${pair.toFixed(2)}×`),
       ratio('seq-p99', 'sequential (alternating blocks): manager p99 ≤ 1.3× bare', 'seq-p99', 'manager', 'bare', 1.3, false, ', over all calls'),
+    );
+  }
+  if (has(metrics, 'daemon-p50')) {
+    const procs = `${m('daemon-procs', SHARED)} shared vs ${m('daemon-procs', OWN)} own processes, RSS ${(m('daemon-rss', SHARED) / 1048576).toFixed(0)} vs ${(m('daemon-rss', OWN) / 1048576).toFixed(0)} MiB`;
+    out.push(
+      ratio('daemon-p50', 'serve through the pool daemon: sequential p50 ≤ 1.3× --no-shared', 'daemon-p50', SHARED, OWN, 1.3, false, `; ${procs}`),
+      ratio('daemon-inflight', 'serve through the pool daemon: 64 in flight ≥ 0.7× --no-shared', 'daemon-inflight', SHARED, OWN, 0.7, true),
     );
   }
   if (has(metrics, 'big')) out.push(ratio('big', '5 MiB result: manager ≤ 1.05× bare', 'big', 'manager', 'bare', 1.05, false));

@@ -9,6 +9,7 @@ import { errorRecord } from './reporter.js';
 async function main(argv: readonly string[]): Promise<number> {
   // `serve` parses its own options: it is a long-running server, not a one-shot command.
   if (argv[0] === 'serve') return (await import('./serve.js')).serve(argv.slice(1));
+  if (argv[0] === 'daemon') return (await import('./daemon.js')).daemon(argv.slice(1));
   let invocation;
   try {
     invocation = parseCommandLine(argv);

@@ -11,13 +11,15 @@ import { oneLine } from './format.js';
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
 
 Usage:
-  lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--verbose]
+  lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--no-shared] [--verbose]
   lazy-mcp serve --http [--port N] [--host ADDR] [--token T] [...]
 
 Options:
   --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
   --cache-dir DIR   keep tool lists in DIR so tools/list starts no server on later runs
   --search          expose search_tools and call_tool instead of every tool
+  --no-shared       stdio: run this session's own servers instead of sharing them,
+                    through the user's pool daemon, with every other session
   --http            serve Streamable HTTP instead of stdio
   --port N          HTTP port (default: the config's gateway.port, else 8808; 0 picks one)
   --host ADDR       HTTP address (default 127.0.0.1); other than loopback, give --token
@@ -26,13 +28,14 @@ Options:
 
 The config file may hold "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" }.
 stdio ends when the client closes stdin; HTTP ends on SIGINT or SIGTERM. Every server is
-stopped either way.
+stopped either way; shared servers stay with the pool daemon (lazy-mcp daemon status).
 `;
 
 const OPTIONS = {
   config: { type: 'string' },
   'cache-dir': { type: 'string' },
   search: { type: 'boolean' },
+  'no-shared': { type: 'boolean' },
   http: { type: 'boolean' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -76,6 +79,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
       // Backends may ask; each question goes to the gateway client whose call caused it.
       capabilities: { elicitation: true, sampling: true },
+      // One process per server for every session of the machine (stdio: one serve per host session).
+      shared: !values.http && !values['no-shared'],
       ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
     });
   } catch (error) {

@@ -1,18 +1,18 @@
 import { McpError } from '../errors.js';
 import type { McpServerManager } from '../manager/manager.js';
-import { methodNotFound } from '../manager/host-handlers.js';
 import type { ToolSession } from '../manager/session.js';
 import type { ToolFilter } from '../manager/tool-filter.js';
 import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../protocol/engine.js';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { ALL_PROTOCOL_VERSIONS, type CallOptions, type CreateMessageResult, type ElicitResult, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
+import { ALL_PROTOCOL_VERSIONS, type CallOptions, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
 import { HttpServerChannel } from './http-server-channel.js';
 import { complete } from './completion.js';
+import { askingHandlers } from './asking-handlers.js';
 import { ResourceRouter, serverUri } from './resource-router.js';
 
 /** How the pool is presented to the gateway's clients. */
@@ -413,25 +413,6 @@ export class GatewayConnection {
       else ctx.signal.addEventListener('abort', done, { once: true });
     });
   }
-}
-
-/**
- * The handlers that put a backend's questions to a gateway client through `ask`, for what
- * it declared (read at the time of asking): an undeclared elicitation is declined, an
- * undeclared sampling is "method not found".
- */
-function askingHandlers(
-  declared: () => { elicitation?: unknown; sampling?: unknown },
-  ask: (method: string, request: object, ctx: HostRequestContext) => Promise<unknown>,
-): HostHandlers {
-  return {
-    elicitation: (request, ctx) =>
-      declared().elicitation === undefined ? Promise.resolve({ action: 'decline' }) : (ask('elicitation/create', request, ctx) as Promise<ElicitResult>),
-    sampling: (request, ctx) =>
-      declared().sampling === undefined
-        ? Promise.reject(methodNotFound('sampling/createMessage', "the gateway's client did not declare sampling"))
-        : (ask('sampling/createMessage', request, ctx) as Promise<CreateMessageResult>),
-  };
 }
 
 /** The `name` and `arguments` of a tools/call or prompts/get, checked; absent arguments are `{}`. */

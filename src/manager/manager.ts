@@ -44,6 +44,9 @@ import type { ManagedTool, ToolIndex } from './tool-index.js';
 import { Tracing } from './tracing.js';
 import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
+import type { Channel } from '../transport/channel.js';
+import type { SharedOptions } from '../share/daemon/paths.js';
+import type { ResolvedServer } from './config.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -89,6 +92,12 @@ export interface ManagerOptions {
   handlers?: HostHandlers;
   /** Declare these capabilities even when only sessions give handlers for them. */
   capabilities?: DeclaredCapabilities;
+  /**
+   * Attach to the user's pool daemon (started on demand) instead of spawning stdio servers:
+   * one process per server fingerprint for every client of the machine. `true` or the
+   * daemon's options. Remote servers are unaffected. Default: off.
+   */
+  shared?: boolean | SharedOptions;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -848,7 +857,15 @@ export class McpServerManager extends EventEmitter {
         const entry = this.slot(server).entry;
         return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
       },
+      ...(this.options.shared ? { share: (server, config, options, signal) => this.share(server, config, options, signal) } : {}),
     };
+  }
+
+  /** A stdio server's channel through the pool daemon; its code loads on the first shared start. */
+  private async share(server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel> {
+    const { openShared } = await import('../share/daemon/open-shared.js');
+    const shared = this.options.shared === true || this.options.shared === undefined || this.options.shared === false ? {} : this.options.shared;
+    return openShared(server, config, options, shared, signal);
   }
 }
 
@@ -888,6 +905,7 @@ function checkOptions(options: ManagerOptions): void {
     ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
     ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
+    ['shared', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v)), 'true, false or { runtimeDir?, idleTimeoutMs?, version?, logFile? }'],
     ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
   ];
   const handlersWrong = handlersProblem(options.handlers, 'manager option');

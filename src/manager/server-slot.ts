@@ -8,7 +8,7 @@ import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
 import { sandboxToolName } from '../transport/sandbox/tool.js';
 import { CallBudget } from './call-budget.js';
-import type { ServerEntry } from './config.js';
+import type { ResolvedServer, ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
 import { withDownloadHint, withSandboxHint } from './runner-hint.js';
 import type { MetricsRecorder } from './metrics.js';
@@ -42,6 +42,8 @@ export interface SlotHost {
   readonly predecessor?: Promise<void>;
   /** The OAuth provider of a remote server with `oauth`; undefined for the others. */
   auth?(server: string): OAuthProvider | undefined;
+  /** With a shared pool: a stdio server's channel through the pool daemon, where the slot would spawn it. */
+  share?(server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel>;
 }
 
 /**
@@ -536,7 +538,9 @@ export class ServerSlot {
     if (this.entry.kind === 'http') {
       return openRemoteChannel(this.entry.config, { name: this.name, maxMessageBytes, auth: this.host.auth?.(this.name), signal });
     }
-    const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
+    const config = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
+    if (this.host.share) return this.host.share(this.name, config, this.host.connectOptions(this.name), signal);
+    const { framing, timeout: _timeout, ...spec } = config;
     // Loaded with the first start: a pool answering from its cache never needs it.
     const { StdioChannel } = await import('../transport/stdio-channel.js');
     return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });

@@ -51,7 +51,7 @@ describe('npm run bench -- --quick', () => {
     expect(results.mode).toBe('quick');
     expect(results.machine.node).toBe(process.version);
     const figures = new Set(results.metrics.map((m: { figure: number }) => m.figure));
-    expect([...figures].sort()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(([...figures] as number[]).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     const clients = Object.keys(results.metrics.find((m: { id: string }) => m.id === 'inflight').runs).sort();
     expect(clients).toEqual(['McpClient', 'bare', 'manager', 'sdk v1', 'sdk v2', 'session']);
     const variants = (id: string) => Object.keys(results.metrics.find((m: { id: string }) => m.id === id).runs).sort();

@@ -2,7 +2,7 @@ import { cliPath, runCli, runNode } from './run-cli.js';
 
 // Every command is in `lazy-mcp --help`; every --help goes to stdout with exit 0, even
 // serve's (whose stdout is otherwise the protocol's); a usage error is one line on stderr, exit 2.
-const COMMANDS = ['tools', 'tool', 'call', 'resources', 'read', 'status', 'login', 'prompts', 'prompt', 'serve'];
+const COMMANDS = ['tools', 'tool', 'call', 'resources', 'read', 'status', 'login', 'prompts', 'prompt', 'serve', 'daemon'];
 
 describe('lazy-mcp --help', () => {
   it('lists every command, serve included', async () => {
@@ -16,7 +16,7 @@ describe('lazy-mcp --help', () => {
   it.each(COMMANDS)('%s --help prints on stdout and exits 0', async (command) => {
     const help = await runNode(cliPath, [command, '--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toMatch(/^lazy-mcp( serve)? — /);
+    expect(help.stdout).toMatch(/^lazy-mcp( serve| daemon)? — /);
   });
 
   it.each([
@@ -25,6 +25,8 @@ describe('lazy-mcp --help', () => {
     [['serve', 'extra'], /^lazy-mcp serve: /],
     [['serv'], /^lazy-mcp: unknown command "serv"; did you mean serve\?/],
     [['--verbose', 'serve'], /^lazy-mcp: "serve" takes its options after it/],
+    [['daemon', 'restart'], /^lazy-mcp daemon: unknown action "restart"; expected status, stop or log$/],
+    [['daemon'], /^lazy-mcp daemon: no action given/],
   ])('%j is a usage error: exit 2, one line on stderr, nothing on stdout', async (args, message) => {
     const run = await runNode(cliPath, args as string[]);
     expect(run).toMatchObject({ code: 2, stdout: '' });

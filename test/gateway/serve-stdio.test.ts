@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 async function startServe(args: string[], era: 'legacy' | '2026'): Promise<{ client: Client; transport: StdioClientTransport; pid: number }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', ...args], stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--no-shared', ...args], stderr: 'pipe' });
   transports.push(transport);
   const client = new Client({ name: 'stdio-test', version: '1.0.0' }, era === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
   await client.connect(transport);
@@ -76,7 +76,7 @@ describe('lazy-mcp serve --search', () => {
 describe('lazy-mcp serve: every exit path stops the backends', () => {
   /** The CLI spawned by hand, so the test alone decides how it ends; one backend started by a call. */
   async function servingWithBackend() {
-    const child = spawn(process.execPath, [cliPath, 'serve', '--config', fixtureConfig('gateway-two.json')], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn(process.execPath, [cliPath, 'serve', '--no-shared', '--config', fixtureConfig('gateway-two.json')], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     spawned.push(child);
     let stdout = '';
@@ -120,7 +120,7 @@ describe('lazy-mcp serve with the SDK v1 client', () => {
   it('serves a 1.x client on stdio: public names, a call with progress', async () => {
     const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport: V1Stdio } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new V1Stdio({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-two.json')], stderr: 'pipe' });
+    const transport = new V1Stdio({ command: process.execPath, args: [cliPath, 'serve', '--no-shared', '--config', fixtureConfig('gateway-two.json')], stderr: 'pipe' });
     const client = new V1Client({ name: 'v1', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -141,7 +141,7 @@ describe('lazy-mcp serve with the SDK v1 client', () => {
 
 describe('lazy-mcp serve: a backend asks a 2026 client (SDK v2, elicitation handler) through input_required rounds', () => {
   it('a legacy and a 2026 backend each elicit during a call; the answer reaches the same backend call', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-asks.json')], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--no-shared', '--config', fixtureConfig('gateway-asks.json')], stderr: 'pipe' });
     transports.push(transport);
     const client = new Client({ name: 'stdio-mrtr', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
     const asked: string[] = [];
@@ -159,7 +159,7 @@ describe('lazy-mcp serve: completion with the SDK v1 client', () => {
   it('completes a prompt argument (public name) and a resource template variable from the backend', async () => {
     const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport: V1Stdio } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new V1Stdio({ command: process.execPath, args: [cliPath, 'serve', '--config', fixtureConfig('gateway-completes.json')], stderr: 'pipe' });
+    const transport = new V1Stdio({ command: process.execPath, args: [cliPath, 'serve', '--no-shared', '--config', fixtureConfig('gateway-completes.json')], stderr: 'pipe' });
     const client = new V1Client({ name: 'v1', version: '1.0.0' });
     await client.connect(transport);
     try {
