@@ -539,7 +539,8 @@ export class ServerSlot {
       return openRemoteChannel(this.entry.config, { name: this.name, maxMessageBytes, auth: this.host.auth?.(this.name), signal });
     }
     const config = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
-    if (this.host.share) return this.host.share(this.name, config, this.host.connectOptions(this.name), signal);
+    // The daemon runs what it is given as it is: a sandboxed entry stays in this pool, in its sandbox.
+    if (this.host.share && !config.sandbox) return this.host.share(this.name, config, this.host.connectOptions(this.name), signal);
     const { framing, timeout: _timeout, ...spec } = config;
     // Loaded with the first start: a pool answering from its cache never needs it.
     const { StdioChannel } = await import('../transport/stdio-channel.js');

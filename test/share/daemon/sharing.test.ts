@@ -42,6 +42,14 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     expect(status.servers[0].sessions).toBe(20);
   }, 90_000);
 
+  it('a sandboxed entry is never handed to the daemon (which would run it as given): it runs in its own pool, sandboxed', async () => {
+    const shared = sharedOptions();
+    const manager = sharedManager({ e: { ...fixture('echo-server.mjs'), sandbox: true } }, shared);
+    expect(textOf(await manager.callTool('mcp__e__echo', { text: 'inside' }))).toBe('inside');
+    expect(manager.status().e).toMatchObject({ state: 'ready', sandbox: { tool: 'bwrap', network: false } });
+    expect(daemonsIn(shared.runtimeDir)).toEqual([]);
+  });
+
   it('entries that differ (here in env) get separate processes; the same entry again shares', async () => {
     const shared = sharedOptions();
     const one = sharedManager({ e: { ...fixture('echo-server.mjs'), env: { ECHO_VERSION: '1.0.0' } } }, shared);
