@@ -25,6 +25,7 @@ import { parseConfig, type ServerEntry } from './config.js';
 import { readConfigFile, workspaceFolderOf } from './config-text.js';
 import { diffEntries, type ReloadReport } from './config-diff.js';
 import { ConfigWatcher } from './config-watcher.js';
+import { ManifestCache } from './manifest-cache.js';
 import { MetricsRecorder, type ServerMetrics } from './metrics.js';
 import { type Caller, type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
 import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-requests.js';
@@ -220,6 +221,7 @@ export class McpServerManager extends EventEmitter {
         },
         onStale: (server, listing, error) =>
           this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
+        handshake: ManifestCache.handshakeKey(options.clientInfo ?? DEFAULT_CLIENT_INFO, Object.keys(this.router.connectionHandlers())),
       },
     );
     this.index = this.catalog.index;
@@ -685,6 +687,13 @@ export class McpServerManager extends EventEmitter {
         const found = this.index.resolve(name);
         if (found) return found;
         if (this.slots.get(server) !== slot) return this.route(name, view, signal);
+      } else {
+        // Known from a cache entry only: the server may list this tool now (another version, another handshake).
+        if (await abortable(this.catalog.confirmCached(slot), signal, `tools/call ${JSON.stringify(name)}`, server)) {
+          if (this.slots.get(server) !== slot) return this.route(name, view, signal);
+          const found = this.index.resolve(name);
+          if (found) return found;
+        }
       }
     }
     const refused = this.index.refusal(name);
