@@ -30,9 +30,13 @@ export type {
   ResourceTemplate,
   ResourceTemplateRef,
   Root,
+  SamplingContent,
+  SamplingMessage,
   ServerCapabilities,
   TextContent,
   Tool,
+  ToolResultContent,
+  ToolUseContent,
   UnknownContentBlock,
 } from './protocol/types.js';
 

@@ -654,9 +654,16 @@ export class McpServerManager extends EventEmitter {
           phase: 'tools/call',
         });
       }
-      if ((!known && !this.index.allowed(slot.name, tool)) || (filter && !filter(tool))) {
+      if (!known && !this.index.allowed(slot.name, tool)) {
         // A filtered tool does not exist for the caller: the server is never asked.
         throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(name)}`, { server: slot.name, phase: 'tools/call' });
+      }
+      if (filter && !filter(tool)) {
+        // It exists, but not for this session: saying so spares a hunt for a typo.
+        throw new McpError('unknown-tool', `${serverLabel(slot.name)}tool ${JSON.stringify(name)} is not available in this session (its tools filter leaves it out)`, {
+          server: slot.name,
+          phase: 'tools/call',
+        });
       }
       // Arguments that do not fit are refused before anything starts, when the tool is known.
       known ??= this.index.definition(slot.name, tool)?.tool;
@@ -698,6 +705,7 @@ export class McpServerManager extends EventEmitter {
     }
     const refused = this.index.refusal(name);
     if (refused && (!view || view.has(refused.server))) throw refused.error;
+    if (view && server !== undefined && !view.has(server)) throw this.outsideView(name, server, view);
     const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
     if (part !== undefined) {
       const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));
@@ -731,9 +739,20 @@ export class McpServerManager extends EventEmitter {
     return [...this.slots.values()].filter((slot) => slot.enabled && (!view || view.has(slot.name)));
   }
 
+  /** A tool of a configured server the session was not given. */
+  private outsideView(name: string, server: string, view: ReadonlySet<string>): McpError {
+    return new McpError('unknown-tool', `tool ${JSON.stringify(name)} is not available in this session: its server ${JSON.stringify(server)} is not among the session's servers (${[...view].join(', ') || 'none'})`, {
+      server,
+      phase: 'tools/call',
+    });
+  }
+
   private slot(server: string, view?: ReadonlySet<string>): ServerSlot {
     const slot = this.slots.get(server);
-    if (!slot || (view && !view.has(server))) {
+    if (slot && view && !view.has(server)) {
+      throw new McpError('unknown-server', `server ${JSON.stringify(server)} is not available in this session (its servers: ${[...view].join(', ') || 'none'})`, { server });
+    }
+    if (!slot) {
       const known = [...this.slots.keys()].filter((s) => !view || view.has(s));
       throw new McpError('unknown-server', `no server named ${JSON.stringify(server)}${known.length ? `; configured: ${known.join(', ')}` : ''}`, {
         server,
