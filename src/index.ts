@@ -62,4 +62,4 @@ export { serveGateway } from './gateway/serve-gateway.js';
 export type { ServeGatewayOptions, ServedGateway } from './gateway/serve-gateway.js';
 export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
 export type { HttpListenerOptions } from './gateway/http-listener.js';
-export type { SearchOptions, SearchableTool, ToolMatch } from './model/tool-search.js';
+export type { SearchOptions, SearchableTool, ToolMatch, ToolSearchResult } from './model/tool-search.js';

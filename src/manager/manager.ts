@@ -17,7 +17,7 @@ import type {
   Root,
   Tool,
 } from '../protocol/types.js';
-import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
+import { ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
 import { CallBudget } from './call-budget.js';
@@ -301,9 +301,10 @@ export class McpServerManager extends EventEmitter {
   /**
    * The tools best matching a query, best first (default `limit` 8): BM25 over names, titles,
    * descriptions and parameter names, an exact or near-exact name first. Answers from the
-   * tools known and the manifest cache; starts nothing.
+   * tools known and the manifest cache; starts nothing: `nothingIndexed` and `unindexed`
+   * say which servers it could not see (warm up with `listTools()` once, or a `cacheDir`).
    */
-  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolMatch[]> {
+  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
     return this.searchIn(this.view(options.servers), query, options.limit);
   }
 
@@ -535,7 +536,7 @@ export class McpServerManager extends EventEmitter {
     return filter ? lists.flat().filter((t) => filter(t.tool.name)) : lists.flat();
   }
 
-  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolMatch[]> {
+  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolSearchResult> {
     this.assertOpen();
     if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${JSON.stringify(query)}`, {});
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
@@ -545,7 +546,10 @@ export class McpServerManager extends EventEmitter {
     await Promise.all(slots.map((slot) => this.catalog.peek(slot)));
     // Re-indexes only the servers whose list changed since the last search.
     for (const slot of this.slots.values()) this.search.update(slot.name, slot.enabled ? this.index.toolsOf(slot.name) : undefined);
-    return this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+    const matches = this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+    const unindexed = slots.filter((slot) => !this.index.toolsOf(slot.name)).map((slot) => slot.name);
+    // Not enumerable: the answer still reads, compares and serialises as the array of matches.
+    return Object.defineProperties(matches, { nothingIndexed: { value: unindexed.length === slots.length }, unindexed: { value: unindexed } }) as ToolSearchResult;
   }
 
   // Not async on the way to a known tool: each async layer costs a call more turns of the microtask queue.
