@@ -63,7 +63,8 @@ export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
  */
 export function startChild(spec: ResolvedSpec) {
   const child = execa(spec.command, spec.args, {
-    cwd: spec.cwd,
+    // Never undefined (execa's default made explicit): the declaration emitted from this holds under a consumer's exactOptionalPropertyTypes.
+    cwd: spec.cwd ?? process.cwd(),
     env: safeEnvironment(spec.env, spec.inheritEnv),
     extendEnv: false,
     stdin: 'pipe',
