@@ -308,6 +308,18 @@ export class McpServerManager extends EventEmitter {
     return this.searchIn(this.view(options.servers), query, options.limit);
   }
 
+  /**
+   * @internal What the enabled servers (of `servers`, default all) said about themselves
+   * at their last start or in their cache entries; starts nothing. For the gateway's instructions.
+   */
+  async knownDescriptions(servers?: readonly string[]): Promise<Map<string, ServerDescription>> {
+    const out = new Map<string, ServerDescription>();
+    const slots = this.enabledSlots(servers ? new Set(servers) : undefined);
+    const found = await Promise.all(slots.map((slot) => this.catalog.knownDescription(slot).catch(() => undefined)));
+    slots.forEach((slot, i) => found[i] && out.set(slot.name, found[i]));
+    return out;
+  }
+
   /** Calls a tool by its public name; only the server that owns it is started. */
   // Not async: callIn is, and a pass-through async wrapper costs every call two more turns of the microtask queue.
   callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<CallToolResult> {

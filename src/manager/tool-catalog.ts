@@ -288,6 +288,12 @@ export class ToolCatalog {
     return describeClient(client);
   }
 
+  /** What a server said about itself at its last start, or in a fresh cache entry; never starts it. */
+  async knownDescription(slot: ServerSlot): Promise<ServerDescription | undefined> {
+    if (!this.descriptions.has(slot.name) && slot.state !== 'ready' && slot.state !== 'starting') await this.fromCache(slot);
+    return this.descriptions.get(slot.name);
+  }
+
   /**
    * A server's tools if known or in a cache entry; never starts anything. A stale listing
    * counts here: a search only finds tools, and calling one starts its server, which lists again.
