@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
@@ -7,7 +6,7 @@ import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.j
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
 import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
 import { authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
-import { tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
+import { authorizationContext, tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
 
 /** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
 export type Authorize = (url: URL, server: string) => Promise<URL>;
@@ -154,8 +153,7 @@ class McpOAuthProvider implements OAuthProvider {
    */
   async context(): Promise<string> {
     await this.reload();
-    const token = this.record?.tokens?.accessToken;
-    return token === undefined ? '' : createHash('sha256').update(token).digest('hex').slice(0, 32);
+    return authorizationContext(this.record?.tokens?.accessToken);
   }
 
   async hasTokens(): Promise<boolean> {
