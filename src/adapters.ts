@@ -15,6 +15,8 @@ export { geminiSchema, toGeminiFunctionDeclaration, toGeminiFunctionResponse } f
 export type { GeminiFunctionDeclaration, GeminiFunctionResponsePart } from './model/adapters/gemini.js';
 export { CALL_TOOL_NAME, runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from './model/search-call-tools.js';
 export type { SearchAndCall } from './model/search-call-tools.js';
+export { callModelToolCall, parseModelToolCall } from './model/model-tool-call.js';
+export type { ModelToolCall, ToolCaller } from './model/model-tool-call.js';
 export { cutResult } from './model/result-limits.js';
 export type { SavedResult } from './model/result-limits.js';
 export type { JsonSchema, SchemaReport } from './model/schema-transform.js';

@@ -32,9 +32,13 @@ export type {
   ResourceTemplate,
   ResourceTemplateRef,
   Root,
+  SamplingContent,
+  SamplingMessage,
   ServerCapabilities,
   TextContent,
   Tool,
+  ToolResultContent,
+  ToolUseContent,
   UnknownContentBlock,
 } from './protocol/types.js';
 
@@ -64,4 +68,4 @@ export { serveGateway } from './gateway/serve-gateway.js';
 export type { ServeGatewayOptions, ServedGateway } from './gateway/serve-gateway.js';
 export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
 export type { HttpListenerOptions } from './gateway/http-listener.js';
-export type { SearchOptions, SearchableTool, ToolMatch } from './model/tool-search.js';
+export type { SearchOptions, SearchableTool, ToolMatch, ToolSearchResult } from './model/tool-search.js';

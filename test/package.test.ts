@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from './support/fixtures.js';
+import { isAlive, repoRoot, waitFor } from './support/fixtures.js';
 import { tempDir } from './support/temp-dirs.js';
 
 const run = promisify(execFile);
@@ -29,9 +29,10 @@ beforeAll(async () => {
   }
 }, 90_000);
 
-it('builds dist/ before packing', () => {
+it('builds dist/ on a git install and before packing (prepare)', () => {
   const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  expect(scripts.prepack).toMatch(/tsc -p tsconfig\.build\.json/);
+  // npm runs `prepare` after a git dependency's install (with its devDependencies) and before `npm pack`.
+  expect(scripts.prepare).toMatch(/tsc -p tsconfig\.build\.json/);
 });
 
 it('holds the built JS and types, the adapters entry, the CLI, the example config and the LICENSE, and no sources or maps', () => {
@@ -105,3 +106,69 @@ await manager.shutdown();`;
   const { stdout } = await run(process.execPath, [join(project, 'probe.mjs')], { cwd: project, timeout: 30_000 });
   expect(JSON.parse(stdout)).toEqual({ state: 'disabled', error: 'function', adapters: 'function' });
 }, 30_000);
+
+/** The fenced block of `lang` that follows `heading` in the README. */
+function readmeBlock(heading: string, lang: string): string {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const from = readme.indexOf(`\n${heading}\n`);
+  expect(from).toBeGreaterThan(-1);
+  const match = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(readme.slice(from));
+  return match![1];
+}
+
+describe("the README's code, run against the packed package", () => {
+  it('the quick start runs as written: search with warm-up, the OpenAI adapter, a call, the tool message, shutdown', async () => {
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    writeFileSync(join(project, 'quick-start.mjs'), readmeBlock('## Quick start', 'js'));
+    const { stdout } = await run(process.execPath, [join(project, 'quick-start.mjs')], { cwd: project, timeout: 30_000 });
+    expect(stdout).toContain("'mcp__dice__roll'");
+    expect(stdout).toMatch(/role: 'tool',\s+tool_call_id: 'call_1',\s+content: '/);
+    expect(stdout).toMatch(/total/);
+  }, 40_000);
+
+  it('the Manager API block is valid TypeScript, and the package types hold under exactOptionalPropertyTypes', async () => {
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    writeFileSync(join(project, 'manager-api.ts'), readmeBlock('### Manager API', 'ts'));
+    writeFileSync(
+      join(project, 'tsconfig.exact.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, noEmit: true, types: ['node'] },
+        files: ['manager-api.ts', 'node_modules/lazy-mcp/dist/index.d.ts', 'node_modules/lazy-mcp/dist/adapters.d.ts'],
+      }),
+    );
+    const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', join(project, 'tsconfig.exact.json')], { cwd: project, timeout: 170_000 }).catch((error: { stdout: string }) => error);
+    expect(result.stdout).toBe('');
+  }, 180_000);
+
+  it('the SIGTERM line lets the host exit, and no server outlives it', async () => {
+    const line = readFileSync(join(repoRoot, 'README.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith("process.once('SIGTERM'"));
+    expect(line).toBeDefined();
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    writeFileSync(
+      join(project, 'host.mjs'),
+      `import { McpServerManager } from 'lazy-mcp';
+const manager = McpServerManager.fromConfig({ mcpServers: { dice: { command: process.execPath, args: ['node_modules/lazy-mcp/examples/servers/dice-server.mjs'] } } });
+await manager.callTool('mcp__dice__roll', { dice: 'd6' });
+setInterval(() => undefined, 1000); // a host with work of its own keeps its event loop busy
+${line}
+console.log(manager.status().dice.pid);
+`,
+    );
+    const child = spawn(process.execPath, [join(project, 'host.mjs')], { cwd: project, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    try {
+      expect(await waitFor(() => /\d+\n/.test(out), 15_000)).toBe(true);
+      const serverPid = Number(out.trim());
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(await waitFor(() => !isAlive(serverPid), 5000)).toBe(true);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+});

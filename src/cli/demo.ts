@@ -21,7 +21,28 @@ interface Watched {
   startMs: Map<string, number>;
 }
 
-const print = (text = '') => process.stdout.write(`${text}\n`);
+/** The demo's width: a line longer than this wraps at a space, its rest indented under it. */
+const WIDTH = 80;
+
+const print = (text = '') => process.stdout.write(`${text.split('\n').map(wrap).join('\n')}\n`);
+
+/** One line wrapped at word boundaries to {@link WIDTH}; a word longer than the width stays whole. */
+function wrap(line: string): string {
+  if (line.length <= WIDTH) return line;
+  const indent = /^ */.exec(line)?.[0] ?? '';
+  const lines: string[] = [];
+  let current = indent;
+  let first = true;
+  for (const word of line.slice(indent.length).split(' ')) {
+    if (!first && current.length + 1 + word.length > WIDTH) {
+      lines.push(current);
+      current = `${indent}  ${word}`;
+    } else current = first ? `${current}${word}` : `${current} ${word}`;
+    first = false;
+  }
+  lines.push(current);
+  return lines.join('\n');
+}
 
 /** `1. Title ......  84 ms` — the section's heading, with how long its step took. */
 function section(step: number, title: string, ms: number): void {
@@ -95,7 +116,7 @@ async function demo(): Promise<void> {
     print(indent(table(['server', 'start', 'tools', 'process'], rows)));
     const sum = [...first.startMs.values()].reduce((a, b) => a + b, 0);
     print(`   ${tools.length} tools, e.g. ${[TOOL, 'mcp__fs__read_text_file', 'mcp__memory__read_graph'].join(', ')}`);
-    print(`   In parallel, the wait is about the slowest start, not the sum of them (${sum} ms)`);
+    print(`   In parallel, the wait is about the slowest start, not the sum of them (the starts add up to ${sum} ms)`);
 
     const second = open();
     const [rolled, callMs] = await timed(() => second.manager.callTool(TOOL, { dice: '2d6' }));
@@ -125,7 +146,9 @@ async function demo(): Promise<void> {
     if (alive.length > 0) throw new Error(`processes still alive after shutdown: ${alive.join(', ')}`);
     print();
     const cli = relative(process.cwd(), join(packageRoot, 'dist/cli/main.js')) || 'dist/cli/main.js';
-    print(`Try the CLI on the same servers: node ${cli} tools   (installed as a package: lazy-mcp tools)`);
+    const config = relative(process.cwd(), bundledConfigPath) || bundledConfigPath;
+    print('Try the CLI on the same servers:');
+    print(`   node ${cli} tools --config ${config}`);
   } finally {
     await Promise.all(watched.map((w) => w.manager.shutdown()));
     rmSync(tmp, { recursive: true, force: true });

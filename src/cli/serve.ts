@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { serveGateway } from '../gateway/serve-gateway.js';
 import { McpServerManager } from '../index.js';
 import { parseConfigText } from '../manager/config-text.js';
 import { EXIT, UsageError } from './args.js';
-import { bundledConfigPath, packageVersion, prepareEnvironment } from './environment.js';
+import { chooseConfig } from './config-choice.js';
+import { packageVersion, prepareEnvironment } from './environment.js';
 import { oneLine } from './format.js';
 
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
@@ -15,7 +15,8 @@ Usage:
   lazy-mcp serve --http [--port N] [--host ADDR] [--token T] [...]
 
 Options:
-  --config FILE     config file (default: ./.mcp.json if present, else the bundled example)
+  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
+                    .vscode/mcp.json or .cursor/mcp.json from here up; none: exit 2)
   --cache-dir DIR   keep tool lists in DIR so tools/list starts no server on later runs
   --search          expose search_tools and call_tool instead of every tool
   --no-shared       stdio: run this session's own servers instead of sharing them,
@@ -68,11 +69,13 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   prepareEnvironment();
-  const configPath = configFile(values.config);
+  let configPath: string;
   let manager: McpServerManager;
   let section: GatewaySection;
   let port: number;
   try {
+    // The same lookup as every other command: a host that starts us elsewhere must not get an example's tools.
+    configPath = chooseConfig(values.config === undefined ? {} : { config: values.config }).file.path;
     section = gatewaySection(configPath);
     port = values.port === undefined ? (section.port ?? DEFAULT_PORT) : parsePort(values.port);
     manager = McpServerManager.fromFile(configPath, {
@@ -120,13 +123,6 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stdin.unref?.();
   }
   return EXIT.ok;
-}
-
-/** `--config`, else `./.mcp.json` when there is one, else the bundled example (as the other commands). */
-function configFile(explicit: string | undefined): string {
-  if (explicit !== undefined) return resolve(explicit);
-  const local = join(process.cwd(), '.mcp.json');
-  return existsSync(local) ? local : bundledConfigPath;
 }
 
 function gatewaySection(path: string): GatewaySection {

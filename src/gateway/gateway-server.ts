@@ -28,7 +28,11 @@ export interface GatewayOptions {
   tools?: ToolFilter;
   /** What the gateway says it is. Default `{ name: "lazy-mcp", version }`. */
   serverInfo?: Implementation;
-  /** Told to clients in `initialize` / `server/discover`. Default: a line on the naming scheme (or on search mode). */
+  /**
+   * Told to clients in `initialize` / `server/discover`, as given. Default: a line on the
+   * naming scheme (or on search mode), then each backend's own `instructions` under its
+   * server's name (those known without starting anything: from a start or the manifest cache).
+   */
   instructions?: string;
   /**
    * 2026-era clients: how long a call that asked the client for input (`input_required`)
@@ -41,6 +45,8 @@ export interface GatewayOptions {
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
 const DEFAULT_INPUT_TIMEOUT_MS = 600_000;
+/** Most characters of one backend's instructions passed on. */
+const MAX_BACKEND_INSTRUCTIONS = 16_384;
 
 /**
  * 2026 methods whose results must carry cache hints, with the `ttlMs` the gateway gives
@@ -104,6 +110,24 @@ export class Gateway {
     const connection = new GatewayConnection(this, channel, () => this.connections.delete(connection));
     this.connections.add(connection);
     return connection;
+  }
+
+  /**
+   * The instructions a client is given: ours, then each backend's under its server's name,
+   * so the model learns how the servers want to be used as it would from each directly.
+   */
+  async fullInstructions(): Promise<string> {
+    if (this.options.instructions !== undefined) return this.instructions;
+    const described = await this.manager.knownDescriptions(this.options.servers).catch(() => new Map<string, { instructions?: string }>());
+    const parts = [this.instructions];
+    for (const [server, { instructions }] of described) {
+      const text = instructions?.trim();
+      if (!text) continue;
+      // A server may send kilobytes of it; one runaway server must not crowd out the others.
+      const cut = text.length > MAX_BACKEND_INSTRUCTIONS ? `${text.slice(0, MAX_BACKEND_INSTRUCTIONS)}… (cut)` : text;
+      parts.push(`## ${server}\n${cut}`);
+    }
+    return parts.join('\n\n');
   }
 
   get connectionCount(): number {
@@ -189,11 +213,11 @@ export class GatewayConnection {
     const engine = this.engine;
     engine.onRequest('initialize', (params) => this.initialize(params));
     engine.onNotification('notifications/initialized', () => void (this.initialized = true));
-    this.handle('server/discover', () => ({
+    this.handle('server/discover', async () => ({
       supportedVersions: [MODERN_PROTOCOL_VERSION],
       capabilities: this.capabilities(),
       serverInfo: this.gateway.serverInfo,
-      instructions: this.gateway.instructions,
+      instructions: await this.gateway.fullInstructions(),
     }));
     this.handle('ping', () => ({}));
     this.handle('tools/list', () => this.listTools());
@@ -254,13 +278,13 @@ export class GatewayConnection {
   }
 
   /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
-  private initialize(raw: unknown): Record<string, unknown> {
+  private async initialize(raw: unknown): Promise<Record<string, unknown>> {
     const capabilities = (raw as { capabilities?: unknown } | undefined)?.capabilities;
     if (capabilities && typeof capabilities === 'object') this.clientCapabilities = capabilities as typeof this.clientCapabilities;
     const requested = (raw as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LATEST_PROTOCOL_VERSION;
     this.channel.setProtocolVersion?.(protocolVersion);
-    return { protocolVersion, capabilities: this.capabilities(), serverInfo: this.gateway.serverInfo, instructions: this.gateway.instructions };
+    return { protocolVersion, capabilities: this.capabilities(), serverInfo: this.gateway.serverInfo, instructions: await this.gateway.fullInstructions() };
   }
 
   private capabilities(): Record<string, unknown> {

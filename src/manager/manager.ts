@@ -17,7 +17,7 @@ import type {
   Root,
   Tool,
 } from '../protocol/types.js';
-import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
+import { ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
 import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
@@ -26,6 +26,7 @@ import { parseConfig, type ServerEntry } from './config.js';
 import { readConfigFile, workspaceFolderOf } from './config-text.js';
 import { diffEntries, type ReloadReport } from './config-diff.js';
 import { ConfigWatcher } from './config-watcher.js';
+import { ManifestCache } from './manifest-cache.js';
 import { MetricsRecorder, type ServerMetrics } from './metrics.js';
 import { type Caller, type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
 import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-requests.js';
@@ -239,6 +240,7 @@ export class McpServerManager extends EventEmitter {
         },
         onStale: (server, listing, error) =>
           this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
+        handshake: ManifestCache.handshakeKey(options.clientInfo ?? DEFAULT_CLIENT_INFO, Object.keys(this.router.connectionHandlers())),
       },
     );
     this.index = this.catalog.index;
@@ -318,10 +320,23 @@ export class McpServerManager extends EventEmitter {
   /**
    * The tools best matching a query, best first (default `limit` 8): BM25 over names, titles,
    * descriptions and parameter names, an exact or near-exact name first. Answers from the
-   * tools known and the manifest cache; starts nothing.
+   * tools known and the manifest cache; starts nothing: `nothingIndexed` and `unindexed`
+   * say which servers it could not see (warm up with `listTools()` once, or a `cacheDir`).
    */
-  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolMatch[]> {
+  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
     return this.searchIn(this.view(options.servers), query, options.limit);
+  }
+
+  /**
+   * @internal What the enabled servers (of `servers`, default all) said about themselves
+   * at their last start or in their cache entries; starts nothing. For the gateway's instructions.
+   */
+  async knownDescriptions(servers?: readonly string[]): Promise<Map<string, ServerDescription>> {
+    const out = new Map<string, ServerDescription>();
+    const slots = this.enabledSlots(servers ? new Set(servers) : undefined);
+    const found = await Promise.all(slots.map((slot) => this.catalog.knownDescription(slot).catch(() => undefined)));
+    slots.forEach((slot, i) => found[i] && out.set(slot.name, found[i]));
+    return out;
   }
 
   /** Calls a tool by its public name; only the server that owns it is started. */
@@ -555,7 +570,7 @@ export class McpServerManager extends EventEmitter {
     return filter ? lists.flat().filter((t) => filter(t.tool.name)) : lists.flat();
   }
 
-  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolMatch[]> {
+  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolSearchResult> {
     this.assertOpen();
     if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${JSON.stringify(query)}`, {});
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
@@ -565,7 +580,10 @@ export class McpServerManager extends EventEmitter {
     await Promise.all(slots.map((slot) => this.catalog.peek(slot)));
     // Re-indexes only the servers whose list changed since the last search.
     for (const slot of this.slots.values()) this.search.update(slot.name, slot.enabled ? this.index.toolsOf(slot.name) : undefined);
-    return this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+    const matches = this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+    const unindexed = slots.filter((slot) => !this.index.toolsOf(slot.name)).map((slot) => slot.name);
+    // Not enumerable: the answer still reads, compares and serialises as the array of matches.
+    return Object.defineProperties(matches, { nothingIndexed: { value: unindexed.length === slots.length }, unindexed: { value: unindexed } }) as ToolSearchResult;
   }
 
   // Not async on the way to a known tool: each async layer costs a call more turns of the microtask queue.
@@ -674,9 +692,16 @@ export class McpServerManager extends EventEmitter {
           phase: 'tools/call',
         });
       }
-      if ((!known && !this.index.allowed(slot.name, tool)) || (filter && !filter(tool))) {
+      if (!known && !this.index.allowed(slot.name, tool)) {
         // A filtered tool does not exist for the caller: the server is never asked.
         throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(name)}`, { server: slot.name, phase: 'tools/call' });
+      }
+      if (filter && !filter(tool)) {
+        // It exists, but not for this session: saying so spares a hunt for a typo.
+        throw new McpError('unknown-tool', `${serverLabel(slot.name)}tool ${JSON.stringify(name)} is not available in this session (its tools filter leaves it out)`, {
+          server: slot.name,
+          phase: 'tools/call',
+        });
       }
       // Arguments that do not fit are refused before anything starts, when the tool is known.
       known ??= this.index.definition(slot.name, tool)?.tool;
@@ -711,10 +736,18 @@ export class McpServerManager extends EventEmitter {
         const found = this.index.resolve(name);
         if (found) return found;
         if (this.slots.get(server) !== slot) return this.route(name, view, signal);
+      } else {
+        // Known from a cache entry only: the server may list this tool now (another version, another handshake).
+        if (await abortable(this.catalog.confirmCached(slot), signal, `tools/call ${JSON.stringify(name)}`, server)) {
+          if (this.slots.get(server) !== slot) return this.route(name, view, signal);
+          const found = this.index.resolve(name);
+          if (found) return found;
+        }
       }
     }
     const refused = this.index.refusal(name);
     if (refused && (!view || view.has(refused.server))) throw refused.error;
+    if (view && server !== undefined && !view.has(server)) throw this.outsideView(name, server, view);
     const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
     if (part !== undefined) {
       const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));
@@ -748,9 +781,20 @@ export class McpServerManager extends EventEmitter {
     return [...this.slots.values()].filter((slot) => slot.enabled && (!view || view.has(slot.name)));
   }
 
+  /** A tool of a configured server the session was not given. */
+  private outsideView(name: string, server: string, view: ReadonlySet<string>): McpError {
+    return new McpError('unknown-tool', `tool ${JSON.stringify(name)} is not available in this session: its server ${JSON.stringify(server)} is not among the session's servers (${[...view].join(', ') || 'none'})`, {
+      server,
+      phase: 'tools/call',
+    });
+  }
+
   private slot(server: string, view?: ReadonlySet<string>): ServerSlot {
     const slot = this.slots.get(server);
-    if (!slot || (view && !view.has(server))) {
+    if (slot && view && !view.has(server)) {
+      throw new McpError('unknown-server', `server ${JSON.stringify(server)} is not available in this session (its servers: ${[...view].join(', ') || 'none'})`, { server });
+    }
+    if (!slot) {
       const known = [...this.slots.keys()].filter((s) => !view || view.has(s));
       throw new McpError('unknown-server', `no server named ${JSON.stringify(server)}${known.length ? `; configured: ${known.join(', ')}` : ''}`, {
         server,

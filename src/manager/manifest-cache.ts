@@ -70,15 +70,24 @@ export class ManifestCache {
     private readonly onProblem: CacheProblem,
   ) {}
 
-  /** The key of a server's config: what it runs, with what, where. */
-  static keyOf(config: ResolvedServer | ResolvedRemoteServer): string {
+  /**
+   * The key of what a server's answer depends on: what it runs, with what, where, and what
+   * the client tells it in the handshake (`handshake`, see {@link handshakeKey}): a server
+   * may list other tools to a client that declares sampling or elicitation.
+   */
+  static keyOf(config: ResolvedServer | ResolvedRemoteServer, handshake = ''): string {
     if ('url' in config) {
       const headers = Object.entries(config.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return createHash('sha256').update(JSON.stringify([config.transport, config.url, headers])).digest('hex');
+      return createHash('sha256').update(JSON.stringify([config.transport, config.url, headers, handshake])).digest('hex');
     }
     const { command, args, env, cwd, framing, inheritEnv } = config;
     const sortedEnv = Object.entries(env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false])).digest('hex');
+    return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false, handshake])).digest('hex');
+  }
+
+  /** What the client says of itself at `initialize`: its `clientInfo` and the capabilities it declares (roots among them). */
+  static handshakeKey(clientInfo: { name: string; version: string }, declared: readonly string[]): string {
+    return JSON.stringify([clientInfo.name, clientInfo.version, [...declared].sort()]);
   }
 
   /** The fresh entry for this server and config, or undefined (missing, stale, refused, corrupt). */

@@ -9,7 +9,7 @@ import type { ManagedPrompt } from './prompt-index.js';
 import type { ServerDescription } from './server-description.js';
 import type { ManagedResource, ManagedResourceTemplate } from './manager.js';
 import { abortable } from './abortable.js';
-import type { ToolMatch } from '../model/tool-search.js';
+import type { ToolSearchResult } from '../model/tool-search.js';
 import type { ToolPredicate } from './tool-filter.js';
 import type { ManagedTool } from './tool-index.js';
 
@@ -19,7 +19,7 @@ type View = ReadonlySet<string> | undefined;
 export interface SessionCore {
   assertOpen(): void;
   listTools(view: View, filter?: ToolPredicate): Promise<ManagedTool[]>;
-  searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate): Promise<ToolMatch[]>;
+  searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate): Promise<ToolSearchResult>;
   callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate, caller?: Caller): Promise<CallToolResult>;
   callServerTool(
     view: View,
@@ -82,7 +82,7 @@ export class ToolSession {
   }
 
   /** Like the manager's `searchTools`, over this session's servers and tools; starts nothing. */
-  searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolMatch[]> {
+  searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
     return this.track({}, async (o) => {
       const outside = options.servers?.find((s) => this.view && !this.view.has(s));
       if (outside !== undefined) throw new McpError('unknown-server', `no server named ${JSON.stringify(outside)} in this session`, { server: outside });

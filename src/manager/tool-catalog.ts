@@ -39,6 +39,8 @@ export interface HintOptions {
   contextOf?: (server: string) => Promise<string>;
   /** A stale listing served because it could not be fetched again. */
   onStale?: (server: string, listing: Listing, error: unknown) => void;
+  /** What the client says of itself at `initialize` ({@link ManifestCache.handshakeKey}): part of every cache key. */
+  handshake?: string;
 }
 
 export class ToolCatalog {
@@ -67,6 +69,8 @@ export class ToolCatalog {
   private readonly freshness = new Map<string, ListingFreshness>();
   /** The authorization context of each server's last live listing. */
   private readonly contexts = new Map<string, string>();
+  /** Servers whose indexed tools came from a cache entry no live listing of this manager has confirmed. */
+  private readonly unconfirmed = new Set<string>();
   /** Told when a server's prompts differ from what was known. */
   onPromptsChanged: (server: string) => void = () => undefined;
 
@@ -93,6 +97,30 @@ export class ToolCatalog {
     return this.listingOf(slot, 'tools', () => this.index.toolsOf(slot.name), (client) =>
       slot.run((c) => c.listTools(), {}, LIST_TOOLS).then((tools) => this.listed(slot, client, tools, false)),
     );
+  }
+
+  /**
+   * A call named a tool the server's cache entry lacks: the entry may be older than the
+   * server's answer (another version, another handshake), so its tools are listed live,
+   * once per entry. Resolves to whether they were; a live listing since makes it a no-op.
+   */
+  async confirmCached(slot: ServerSlot): Promise<boolean> {
+    await slot.listed;
+    if (!this.unconfirmed.has(slot.name)) return false;
+    this.unconfirmed.delete(slot.name);
+    const client = await slot.ready();
+    if (this.retired.has(slot) || !this.index.toolsOf(slot.name)) return false;
+    const flights = this.relisting.tools;
+    let relist = flights.get(slot);
+    if (!relist) {
+      relist = slot
+        .run((c) => c.listTools(), {}, LIST_TOOLS)
+        .then((tools) => this.listed(slot, client, tools, false))
+        .finally(() => flights.delete(slot));
+      flights.set(slot, relist);
+    }
+    await relist;
+    return true;
   }
 
   /** A server's prompts, as {@link toolsOf}. */
@@ -180,6 +208,7 @@ export class ToolCatalog {
     // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
     const taken = this.index.set(slot.name, tools);
     this.rawTools.set(slot.name, taken);
+    this.unconfirmed.delete(slot.name);
     this.heard(slot.name, client, 'tools');
     this.dateEra(slot.name, client);
     if (this.hints.contextOf) this.contexts.set(slot.name, await this.hints.contextOf(slot.name).catch(() => ''));
@@ -272,6 +301,12 @@ export class ToolCatalog {
     return describeClient(client);
   }
 
+  /** What a server said about itself at its last start, or in a fresh cache entry; never starts it. */
+  async knownDescription(slot: ServerSlot): Promise<ServerDescription | undefined> {
+    if (!this.descriptions.has(slot.name) && slot.state !== 'ready' && slot.state !== 'starting') await this.fromCache(slot);
+    return this.descriptions.get(slot.name);
+  }
+
   /**
    * A server's tools if known or in a cache entry; never starts anything. A stale listing
    * counts here: a search only finds tools, and calling one starts its server, which lists again.
@@ -311,6 +346,7 @@ export class ToolCatalog {
       this.prompts.clear(slot.name);
       for (const known of [this.cacheKeys, this.rawTools, this.freshness, this.contexts, this.descriptions, this.eras, this.eraChecked, this.versions]) known.delete(slot.name);
       this.distrusted.delete(slot.name);
+      this.unconfirmed.delete(slot.name);
     }
     return { tools: this.index.reconfigure(servers, filters), prompts: this.prompts.reconfigure(servers) };
   }
@@ -318,6 +354,7 @@ export class ToolCatalog {
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.index.clear(server);
+    this.unconfirmed.delete(server);
     this.rawTools.delete(server);
     this.setFreshness(server, 'tools', undefined);
     this.cache?.invalidate(server);
@@ -348,6 +385,7 @@ export class ToolCatalog {
     if (!this.index.toolsOf(server) && usable('tools')) {
       // As for a live listing, what is kept to save again is what the index took.
       this.rawTools.set(server, this.index.set(server, entry.tools));
+      this.unconfirmed.add(server);
       this.setFreshness(server, 'tools', freshness.tools);
     }
     if (entry.prompts && !this.prompts.promptsOf(server) && usable('prompts')) {
@@ -401,7 +439,7 @@ export class ToolCatalog {
   private keyOf(slot: ServerSlot): string {
     let key = this.cacheKeys.get(slot.name);
     if (key === undefined) {
-      key = 'config' in slot.entry ? ManifestCache.keyOf(slot.entry.config) : '';
+      key = 'config' in slot.entry ? ManifestCache.keyOf(slot.entry.config, this.hints.handshake) : '';
       this.cacheKeys.set(slot.name, key);
     }
     return key;

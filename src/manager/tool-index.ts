@@ -145,11 +145,22 @@ export class ToolIndex {
     return closest(part, [...this.prefixes].map(([server, prefix]) => [prefix, server]), limit);
   }
 
-  /** Known public names closest to `name`, best first, for "did you mean" hints. Bounded work whatever `name` is. */
+  /**
+   * Known public names closest to `name`, best first, for "did you mean" hints: first the
+   * tools whose own (raw) name it is (`read_graph` → `mcp__memory__read_graph`), then close
+   * spellings. Bounded work whatever `name` is.
+   */
   closeMatches(name: string, limit = 3, among?: ReadonlySet<string>): string[] {
+    const raw = /^mcp__.+?__(.+)$/.exec(name)?.[1] ?? name;
+    const exact: string[] = [];
+    for (const [server, tools] of this.byRaw) {
+      const tool = !among || among.has(server) ? tools.get(raw) : undefined;
+      if (tool && tool.name !== name) exact.push(tool.name);
+    }
+    if (exact.length >= limit) return exact.slice(0, limit);
     const candidates: [string, string][] = [];
-    for (const [candidate, entry] of this.byName) if (!among || among.has(entry.server)) candidates.push([candidate, candidate]);
-    return closest(name, candidates, limit);
+    for (const [candidate, entry] of this.byName) if ((!among || among.has(entry.server)) && !exact.includes(candidate)) candidates.push([candidate, candidate]);
+    return [...exact, ...closest(name, candidates, limit - exact.length)];
   }
 }
 

@@ -3,7 +3,9 @@ import type { SearchableTool, ToolMatch } from './tool-search.js';
 
 /** What the pair needs from a manager or a session. */
 export interface SearchAndCall {
-  searchTools(query: string, options?: { limit?: number }): Promise<ToolMatch[]>;
+  searchTools(query: string, options?: { limit?: number }): Promise<ToolMatch[] & { nothingIndexed?: boolean }>;
+  /** The warm-up when a search finds nothing indexed (a manager's or session's `listTools`). */
+  listTools?(): Promise<unknown>;
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
 }
 
@@ -54,7 +56,12 @@ export async function runSearchAndCall(pool: SearchAndCall, name: string, args: 
     if (name === SEARCH_TOOLS_NAME) {
       if (typeof args.query !== 'string') return failure('search_tools needs a "query" string');
       const limit = Number.isSafeInteger(args.limit) && (args.limit as number) > 0 ? Math.min(args.limit as number, 20) : 5;
-      const matches = await pool.searchTools(args.query, { limit });
+      let matches = await pool.searchTools(args.query, { limit });
+      // A search starts nothing: with no tool known yet, list once (starting the servers) and search again.
+      if (matches.nothingIndexed && pool.listTools) {
+        await pool.listTools();
+        matches = await pool.searchTools(args.query, { limit });
+      }
       const tools = matches.map((m) => ({ name: m.name, description: m.tool.description ?? m.tool.title ?? '', inputSchema: m.tool.inputSchema }));
       return { content: [{ type: 'text', text: tools.length ? JSON.stringify(tools) : 'No tool matches; try other words.' }], structuredContent: { tools } };
     }

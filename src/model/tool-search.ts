@@ -12,6 +12,18 @@ export interface SearchableTool {
 /** A search hit: the tool and how well it matched (higher is better; only comparable within one query). */
 export type ToolMatch = SearchableTool & { score: number };
 
+/**
+ * A pool's search answer: the matches, best first, and what the search could not see.
+ * A search starts nothing, so a server whose tools are neither known (listed since start)
+ * nor in the manifest cache is not searched: warm up with `listTools()` once, or a `cacheDir`.
+ */
+export type ToolSearchResult = ToolMatch[] & {
+  /** No server searched had known tools: an empty answer says nothing about the query. */
+  nothingIndexed: boolean;
+  /** The servers searched whose tools are not known yet. */
+  unindexed: string[];
+};
+
 export interface SearchOptions<T extends SearchableTool> {
   /** Most matches returned. Default 8. */
   limit?: number;

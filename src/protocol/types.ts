@@ -111,9 +111,37 @@ export interface ElicitRequest {
   [key: string]: unknown;
 }
 
+/** A model's request to use a tool, inside a sampling message (2025-11-25). */
+export interface ToolUseContent extends BlockExtras {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+/** A tool's answer to a `tool_use`, inside a sampling message (2025-11-25). */
+export interface ToolResultContent extends BlockExtras {
+  type: 'tool_result';
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+/**
+ * One block of a sampling message, narrowable on `type`: text, an image or audio, and since
+ * 2025-11-25 a tool use or a tool result. As for {@link ContentBlock}, a block of a newer
+ * revision still passes through at run time.
+ */
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+/** A message of a sampling request: one block, or (2025-11-25) several. */
+export interface SamplingMessage {
+  role: 'user' | 'assistant';
+  content: SamplingContent | SamplingContent[];
+  _meta?: Record<string, unknown>;
+}
+
 /** A server's `sampling/createMessage` params. */
 export interface CreateMessageRequest {
-  messages: { role: 'user' | 'assistant'; content: unknown }[];
+  messages: SamplingMessage[];
   maxTokens?: number;
   systemPrompt?: string;
   [key: string]: unknown;

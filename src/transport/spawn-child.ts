@@ -123,7 +123,8 @@ export async function loadSpawner(): Promise<void> {
 export function startChild(launch: Launch) {
   if (execa === undefined) throw new Error('startChild before loadSpawner');
   const child = execa(launch.command, launch.args, {
-    cwd: launch.cwd,
+    // Never undefined (execa's default made explicit): the declaration emitted from this holds under a consumer's exactOptionalPropertyTypes.
+    cwd: launch.cwd ?? process.cwd(),
     env: launch.env,
     extendEnv: false,
     // A sandbox tool reports on fd 3 (see SandboxLaunch.infoFd).

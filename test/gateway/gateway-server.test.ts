@@ -505,3 +505,25 @@ describe('the gateway and its clients', () => {
   });
 });
 
+
+describe('the gateway passes on its backends\' instructions', () => {
+  it.each(['legacy', '2026'] as const)('joins each known one under its server name (%s era), starting nothing for it', async (era) => {
+    const servers = { feat: fixture('host-features.mjs'), plain: fixture('echo-server.mjs'), silent: fixture('named-tools.mjs', '["a"]') };
+    const cacheDir = tempDir();
+    // A first manager learns what the servers say, and keeps it in the manifest cache.
+    const warm = McpServerManager.fromConfig({ mcpServers: servers }, { cacheDir });
+    await warm.listTools();
+    await warm.shutdown();
+
+    const { client, starts } = await setUp(servers, era, {}, { cacheDir });
+    expect(client.getInstructions()).toBe(
+      'Tools of several MCP servers, named mcp__<server>__<tool>.\n\n## feat\nUse greet to say hello.\n\n## plain\nEchoes things back.',
+    );
+    expect(starts).toEqual([]);
+  });
+
+  it('uses instructions given as they are', async () => {
+    const { client } = await setUp({ feat: fixture('host-features.mjs') }, 'legacy', { instructions: 'Only mine.' });
+    expect(client.getInstructions()).toBe('Only mine.');
+  });
+});

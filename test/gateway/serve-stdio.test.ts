@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { cliPath, fixtureConfig, runNode } from '../cli/run-cli.js';
-import { isAlive, textOf, waitFor } from '../support/fixtures.js';
+import { fixture, isAlive, textOf, waitFor } from '../support/fixtures.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 /** Live fixture server processes whose parent is `pid` (not the reaper), with their command lines. */
 function childrenOf(pid: number): { pid: number; cmd: string }[] {
@@ -30,8 +32,18 @@ afterEach(async () => {
   for (const child of spawned.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-async function startServe(args: string[], era: 'legacy' | '2026'): Promise<{ client: Client; transport: StdioClientTransport; pid: number }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'serve', '--no-shared', ...args], stderr: 'pipe' });
+async function startServe(
+  args: string[],
+  era: 'legacy' | '2026',
+  where: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ client: Client; transport: StdioClientTransport; pid: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'serve', '--no-shared', ...args],
+    stderr: 'pipe',
+    ...(where.cwd ? { cwd: where.cwd } : {}),
+    ...(where.env ? { env: { PATH: process.env.PATH ?? '', ...where.env } } : {}),
+  });
   transports.push(transport);
   const client = new Client({ name: 'stdio-test', version: '1.0.0' }, era === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
   await client.connect(transport);
@@ -182,5 +194,36 @@ describe('lazy-mcp serve usage', () => {
     const bad = await runNode(cliPath, ['serve', '--nope']);
     expect(bad).toMatchObject({ code: 2, stdout: '' });
     expect(bad.stderr).toContain("Unknown option '--nope'");
+  });
+});
+
+describe('lazy-mcp serve finds its config as the other commands do', () => {
+  const echoConfig = (key: 'mcpServers' | 'servers', name: string) => JSON.stringify({ [key]: { [name]: fixture('echo-server.mjs') } });
+
+  it('with no config anywhere, exits 2 naming the places it looked at (never the bundled example)', async () => {
+    const empty = tempDir();
+    const run = await runNode(cliPath, ['serve'], { cwd: empty });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toContain('no config found');
+    expect(run.stderr).toContain('$LAZY_MCP_CONFIG (not set)');
+    expect(run.stderr).toContain(`.mcp.json, .vscode/mcp.json, .cursor/mcp.json in ${empty} and every folder above it`);
+  });
+
+  it('serves the nearest .vscode/mcp.json of a parent folder', async () => {
+    const project = tempDir();
+    mkdirSync(join(project, '.vscode'));
+    writeFileSync(join(project, '.vscode', 'mcp.json'), echoConfig('servers', 'fromvscode'));
+    const nested = join(project, 'src', 'deep');
+    mkdirSync(nested, { recursive: true });
+    const { client } = await startServe([], 'legacy', { cwd: nested });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('mcp__fromvscode__echo');
+  });
+
+  it('serves the file named by LAZY_MCP_CONFIG, relative to its working directory', async () => {
+    const folder = tempDir();
+    writeFileSync(join(folder, 'pool.json'), echoConfig('mcpServers', 'fromenv'));
+    const { client } = await startServe([], 'legacy', { cwd: folder, env: { LAZY_MCP_CONFIG: 'pool.json' } });
+    const result = await client.callTool({ name: 'mcp__fromenv__echo', arguments: { text: 'found by $LAZY_MCP_CONFIG' } });
+    expect(textOf(result as { content: unknown[] })).toBe('found by $LAZY_MCP_CONFIG');
   });
 });

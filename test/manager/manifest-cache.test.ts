@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
-import type { ManagerEvents } from '../../src/manager/manager.js';
+import type { ManagerEvents, ManagerOptions } from '../../src/manager/manager.js';
+import { ManifestCache } from '../../src/manager/manifest-cache.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { fixture, waitFor } from '../support/fixtures.js';
 
@@ -9,8 +10,8 @@ const managers: McpServerManager[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((m) => m.shutdown()));
 });
-function manage(config: object, cacheDir: string): { manager: McpServerManager; starts: string[]; events: string[] } {
-  const manager = McpServerManager.fromConfig(config, { cacheDir });
+function manage(config: object, cacheDir: string, options: ManagerOptions = {}): { manager: McpServerManager; starts: string[]; events: string[] } {
+  const manager = McpServerManager.fromConfig(config, { cacheDir, ...options });
   managers.push(manager);
   const starts: string[] = [];
   const events: string[] = [];
@@ -123,5 +124,60 @@ describe('tool manifest cache', () => {
       await next.manager.shutdown();
     }
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe("tool manifest cache: what changes a server's answer", () => {
+  const config = { mcpServers: { caps: fixture('tools-by-capabilities.mjs') } };
+  const names = async (manager: McpServerManager) => (await manager.listTools()).map((t) => t.tool.name).sort();
+
+  it('keys an entry on the declared capabilities: a client that turns sampling on is not served the old list', async () => {
+    const dir = tempDir();
+    const plain = manage(config, dir);
+    expect(await names(plain.manager)).toEqual(['plain']);
+    expect(await waitForFiles(dir, 1)).toBe(true);
+    await plain.manager.shutdown();
+
+    const sampling = manage(config, dir, { capabilities: { sampling: true } });
+    expect(await names(sampling.manager)).toEqual(['plain', 'sample']);
+    expect(sampling.starts).toEqual(['caps']);
+    await sampling.manager.shutdown();
+
+    // Each handshake keeps its own answer: the same one again starts nothing.
+    const again = manage(config, dir, { capabilities: { sampling: true } });
+    expect(await names(again.manager)).toEqual(['plain', 'sample']);
+    expect(again.starts).toEqual([]);
+  });
+
+  it('keys on clientInfo and on whether roots are declared', () => {
+    const server = { command: 'node', args: ['x.mjs'], env: {}, inheritEnv: false } as unknown as Parameters<typeof ManifestCache.keyOf>[0];
+    const base = ManifestCache.keyOf(server, ManifestCache.handshakeKey({ name: 'host', version: '1' }, []));
+    expect(ManifestCache.keyOf(server, ManifestCache.handshakeKey({ name: 'host', version: '2' }, []))).not.toBe(base);
+    expect(ManifestCache.keyOf(server, ManifestCache.handshakeKey({ name: 'host', version: '1' }, ['roots']))).not.toBe(base);
+    expect(ManifestCache.keyOf(server, ManifestCache.handshakeKey({ name: 'host', version: '1' }, ['sampling', 'roots']))).toBe(
+      ManifestCache.keyOf(server, ManifestCache.handshakeKey({ name: 'host', version: '1' }, ['roots', 'sampling'])),
+    );
+  });
+
+  it('a call naming a tool the cache entry lacks lists the server live once, then calls it', async () => {
+    const dir = tempDir();
+    const toolsFile = join(tempDir(), 'tools.json');
+    writeFileSync(toolsFile, JSON.stringify({ tools: ['old'] }));
+    const fromFile = { mcpServers: { s: fixture('tools-from-file.mjs', toolsFile) } };
+    const first = manage(fromFile, dir);
+    expect((await first.manager.listTools()).map((t) => t.tool.name)).toContain('old');
+    expect(await waitForFiles(dir, 1)).toBe(true);
+    await first.manager.shutdown();
+
+    // The server's answer changed under the same config (a new version, say).
+    writeFileSync(toolsFile, JSON.stringify({ tools: ['old', 'added'] }));
+    const second = manage(fromFile, dir);
+    expect((await second.manager.listTools()).map((t) => t.tool.name)).not.toContain('added');
+    const result = await second.manager.callTool('mcp__s__added');
+    expect(result.content).toEqual([{ type: 'text', text: 'added' }]);
+    expect((await second.manager.listTools()).map((t) => t.tool.name)).toContain('added');
+    // A name it really lacks is still unknown, after that one listing.
+    await expect(second.manager.callTool('mcp__s__missing')).rejects.toMatchObject({ code: 'unknown-tool' });
+    expect(second.starts).toEqual(['s']);
   });
 });

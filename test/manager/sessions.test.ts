@@ -30,13 +30,32 @@ describe('sessions', () => {
   it('see only their own servers', async () => {
     const onlyB = manager.session({ servers: ['b'] });
     expect(new Set((await onlyB.listTools()).map((t) => t.server))).toEqual(new Set(['b']));
-    await expect(onlyB.callTool('mcp__a__echo', { text: 'x' })).rejects.toMatchObject({ code: 'unknown-tool' });
-    await expect(onlyB.callServerTool('a', 'echo')).rejects.toMatchObject({ code: 'unknown-server' });
+    // A tool of the pool outside the session's view is named as such, not as a typo.
+    await expect(onlyB.callTool('mcp__a__echo', { text: 'x' })).rejects.toMatchObject({
+      code: 'unknown-tool',
+      message: 'tool "mcp__a__echo" is not available in this session: its server "a" is not among the session\'s servers (b)',
+    });
+    await expect(onlyB.callServerTool('a', 'echo')).rejects.toMatchObject({ code: 'unknown-server', message: 'server "a" is not available in this session (its servers: b)' });
     await expect(onlyB.readResource('a', 'mem://greeting')).rejects.toMatchObject({ code: 'unknown-server' });
     expect(textOf(await onlyB.callTool('mcp__b__echo', { text: 'ok' }))).toBe('ok');
     expect((await onlyB.listResources()).map((r) => `${r.server} ${r.resource.uri}`)).toEqual(['b mem://greeting', 'b mem://farewell']);
     expect(manager.status().a.state).toBe('idle');
     expect(() => manager.session({ servers: ['nope'] })).toThrow(expect.objectContaining({ code: 'unknown-server' }));
+  });
+
+  it("say a tool their tools filter leaves out is not available in this session", async () => {
+    const noAdd = manager.session({ tools: { deny: ['add'] } });
+    await expect(noAdd.callTool('mcp__a__add', { a: 1, b: 2 })).rejects.toMatchObject({
+      code: 'unknown-tool',
+      message: 'server "a": tool "mcp__a__add" is not available in this session (its tools filter leaves it out)',
+    });
+  });
+
+  it('hint the public name when given a tool\'s own name', async () => {
+    await manager.listTools();
+    await expect(manager.callTool('add', { a: 1, b: 2 })).rejects.toMatchObject({ code: 'unknown-tool', message: expect.stringContaining('did you mean mcp__a__add, mcp__b__add?') });
+    const onlyB = manager.session({ servers: ['b'] });
+    await expect(onlyB.callTool('echo')).rejects.toMatchObject({ code: 'unknown-tool', message: expect.stringMatching(/did you mean mcp__b__echo(,|\?)/) });
   });
 
   it('close() cancels that session\'s calls in flight only; the processes stay for the others', async () => {

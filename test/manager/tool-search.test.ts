@@ -77,3 +77,29 @@ describe('searchTools and toolsChanged', () => {
     expect(starts).toEqual(['g']);
   });
 });
+
+describe('searchTools with nothing known yet', () => {
+  it('says nothing is indexed (and which servers are not), until a listTools() warm-up', async () => {
+    const { manager, starts } = manage({ mcpServers: { a: fixture('echo-server.mjs'), b: fixture('echo-server.mjs') } });
+    const cold = await manager.searchTools('add two numbers');
+    expect([...cold]).toEqual([]);
+    expect(cold.nothingIndexed).toBe(true);
+    expect(cold.unindexed).toEqual(['a', 'b']);
+    expect(starts).toEqual([]);
+
+    await manager.listTools({ servers: ['a'] });
+    const half = await manager.searchTools('add two numbers');
+    expect(half.nothingIndexed).toBe(false);
+    expect(half.unindexed).toEqual(['b']);
+    expect(half[0].name).toBe('mcp__a__add');
+    // The flags are not enumerable: the answer still serialises as the list of matches.
+    expect(Object.keys(JSON.parse(JSON.stringify(half))[0])).toEqual(['name', 'server', 'tool', 'score']);
+  });
+
+  it('search_tools (the model-facing pair) warms up by itself when nothing is indexed', async () => {
+    const { runSearchAndCall } = await import('../../src/model/search-call-tools.js');
+    const { manager } = manage({ mcpServers: { a: fixture('echo-server.mjs') } });
+    const result = await runSearchAndCall(manager.session(), 'search_tools', { query: 'add two numbers', limit: 1 });
+    expect((result.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['mcp__a__add']);
+  });
+});
