@@ -93,6 +93,19 @@ function sameRedirect(registered: string, wanted: string): boolean {
   }
 }
 
+/**
+ * The `application_type` to register (OpenID Connect Dynamic Registration, which the MCP spec
+ * requires since SEP-837): a loopback or private-use-scheme redirect is a native application's
+ * (a CLI, a desktop host); a redirect to a remote http(s) host is a web application's. OIDC
+ * servers default an omitted type to "web" and then refuse a loopback redirect.
+ */
+export function applicationType(redirectUri: string): 'native' | 'web' {
+  const url = URL.canParse(redirectUri) ? new URL(redirectUri) : undefined;
+  if (url === undefined) return 'web';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'native';
+  return isLoopback(url) ? 'native' : 'web';
+}
+
 async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirectUri: string, clientName: string): Promise<StoredClient> {
   const url = new URL(as.registration_endpoint as string);
   let registered: Awaited<ReturnType<typeof oauth.processDynamicClientRegistrationResponse>>;
@@ -101,6 +114,7 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
       as,
       {
         client_name: clientName,
+        application_type: applicationType(redirectUri),
         redirect_uris: [redirectUri],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
