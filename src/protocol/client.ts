@@ -804,8 +804,14 @@ export class McpClient extends EventEmitter {
     await this.engine.notify('notifications/initialized');
   }
 
-  /** `server/discover`; a server that answers but does not speak 2026-07-28 is a `protocol-error`. */
-  private async discover(timeout: number): Promise<void> {
+  /**
+   * `server/discover`; a server that answers but does not speak 2026-07-28 is a `protocol-error`.
+   * A refusal (-32022) whose `supported` list names the revision we speak is retried once with
+   * it (SEP-2575: retry with a supported version): a server that lists it but refused this
+   * request (a gateway that rewrote the header, a server restarted into that revision) is
+   * still a 2026 server, not a reason to give up or to fall back to `initialize`.
+   */
+  private async discover(timeout: number, retried = false): Promise<void> {
     let raw: unknown;
     try {
       raw = await this.engine.request(
@@ -813,7 +819,10 @@ export class McpClient extends EventEmitter {
         { timeout },
       );
     } catch (error) {
-      if (error instanceof McpError && error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) throw this.unsupportedModern(error.rpc.data);
+      if (error instanceof McpError && error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) {
+        if (!retried && namesModern(error.rpc.data)) return this.discover(timeout, true);
+        throw this.unsupportedModern(error.rpc.data);
+      }
       throw error;
     }
     const decoded = decodeModernResult(this.name, 'discover', 'server/discover', raw);
@@ -957,6 +966,12 @@ function legacyVerdict(error: unknown): boolean {
   if (!(error instanceof McpError)) return false;
   if (error.code === 'timeout') return true;
   return error.code === 'rpc-error' && error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION;
+}
+
+/** Whether a -32022 refusal's `supported` list names the 2026 revision we speak. */
+function namesModern(data: unknown): boolean {
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.includes(MODERN_PROTOCOL_VERSION);
 }
 
 /** Whether a refused `server/discover` names a legacy revision we speak: a server to reach through `initialize`. */
