@@ -33,8 +33,30 @@ function oauthConfig() {
 /** Elicitation: accept with no content of our own, so that the schema's defaults are what is sent. */
 const handlers = { elicitation: async () => ({ action: 'accept', content: {} }) };
 
-/** What each scenario's tool wants as arguments. */
-const toolArguments = { add_numbers: { a: 5, b: 3 } };
+/** What each scenario's tool wants as arguments, when the scenario does not name its calls. */
+const toolArguments = { add_numbers: { a: 5, b: 3 }, valid_tool: { region: 'us-west1' } };
+
+/**
+ * The calls a scenario wants, in order: the ones its context names (`toolCalls`), the
+ * JSON Schema preservation round trip (the focal tool's schema as listed, echoed back),
+ * else every listed tool once.
+ */
+function plannedCalls(tools) {
+  // lazy-mcp refuses arguments that do not fit the tool's inputSchema before sending them
+  // (invalid-arguments), and `null` fits no `type: boolean`: a null the scenario names for an
+  // optional parameter is left out instead, the "not provided" case of the same rule.
+  if (Array.isArray(context.toolCalls)) return context.toolCalls.map((c) => ({ name: c.name, args: withoutNulls(c.arguments ?? {}) }));
+  if (scenario === 'json-schema-2020-12-preservation') {
+    const focal = tools.find((t) => t.tool.name === 'json_schema_2020_12_tool');
+    return focal ? [{ name: 'json_schema_echo', args: { schema: focal.tool.inputSchema } }] : [];
+  }
+  if (scenario === 'initialize') return [];
+  return tools.map((t) => ({ name: t.tool.name, args: toolArguments[t.tool.name] ?? {} }));
+}
+
+function withoutNulls(args) {
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+}
 
 const stateDir = mkdtempSync(join(tmpdir(), 'lazy-mcp-conformance-'));
 const oauth = oauthConfig();
@@ -52,10 +74,9 @@ try {
   const status = manager.status().server;
   if (status.state !== 'ready') throw status.lastError ?? new Error(`the server is ${status.state}`);
   log(`${scenario}: ${tools.length} tools (${status.era}, ${status.protocolVersion})`);
-  for (const tool of tools) {
-    if (scenario === 'initialize') break;
-    const result = await manager.callServerTool('server', tool.tool.name, toolArguments[tool.tool.name] ?? {});
-    log(`${tool.tool.name}:`, JSON.stringify(result.content).slice(0, 300));
+  for (const { name, args } of plannedCalls(tools)) {
+    const result = await manager.callServerTool('server', name, args);
+    log(`${name}:`, JSON.stringify(result.content).slice(0, 300));
   }
 } catch (error) {
   log(`${scenario}: ${error?.code ?? ''} ${error?.message ?? error}`);

@@ -22,6 +22,7 @@ import {
   withEnvelope,
 } from './eras/modern.js';
 import { paginate } from './paginate.js';
+import { admitTools, HEADER_MISMATCH } from './tool-headers.js';
 import { type Label, NamedRequest } from './session-errors.js';
 import {
   CallToolResultSchema,
@@ -350,14 +351,34 @@ export class McpClient extends EventEmitter {
     return this.channel.info.stderrTail();
   }
 
-  listTools(options?: CallOptions): Promise<Tool[]> {
-    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), ListToolsResultSchema, 'tools/list', options));
+  async listTools(options?: CallOptions): Promise<Tool[]> {
+    const tools: Tool[] = await paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), ListToolsResultSchema, 'tools/list', options));
+    if (!this.mirrorsHeaders) return tools;
+    const admitted = admitTools(tools);
+    for (const { name, reason } of admitted.rejected) {
+      this.emitSafely('log', { level: 'warning', logger: 'lazy-mcp', data: `tool ${JSON.stringify(name)} is left out: ${reason}` } satisfies LogMessage);
+    }
+    this.channel.setToolHeaders?.(admitted.headers);
+    return admitted.tools;
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
     // Options that name the call (the manager's) carry all a scope holds: they are the scope.
     const scope: RequestScope = options.toolCall ? options : { handlers: options.handlers, toolCall: { name, arguments: args }, caller: options.caller };
-    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
+    const call = () => this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
+    if (!this.mirrorsHeaders) return call();
+    // A tool this session has not listed (a cached manifest) or whose marks changed: the
+    // server refuses the call before running it; list again for its marks, then retry once.
+    return call().catch(async (error: unknown) => {
+      if (!(error instanceof McpError) || error.rpc?.code !== HEADER_MISMATCH) throw error;
+      await this.listTools(options);
+      return call();
+    });
+  }
+
+  /** Whether tool marks matter: a 2026 session over Streamable HTTP (SEP-2243; other transports may ignore them). */
+  private get mirrorsHeaders(): boolean {
+    return this.channel.info.transport === 'http' && this.state.era === '2026';
   }
 
   listPrompts(options?: CallOptions): Promise<Prompt[]> {

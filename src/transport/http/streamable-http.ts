@@ -7,6 +7,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody, readBounded } from './read-body.js';
+import { type HeaderParam, paramHeaders } from './param-headers.js';
 import { claimedRevision, isModernRevision, routingHeaders } from './request-headers.js';
 import { DEFAULT_RETRY, IDEMPOTENT_METHODS, type RetryOptions } from './retry-policy.js';
 import { deleteSession, sessionExpired } from './session.js';
@@ -56,6 +57,8 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   private protocolVersion: string | undefined;
   private sessionId: string | undefined;
   private getStreamStarted = false;
+  /** The `x-mcp-header` parameters of each listed tool (see `setToolHeaders`). */
+  private toolHeaders: ReadonlyMap<string, readonly HeaderParam[]> = new Map();
   private closing: Promise<void> | undefined;
   private readonly onSignal = () => void this.close();
   readonly info: ChannelInfo;
@@ -86,6 +89,10 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     this.protocolVersion = version;
   }
 
+  setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParam[]>): void {
+    this.toolHeaders = tools;
+  }
+
   abandon(id: RequestId): void {
     this.streams.get(id)?.abort();
     this.streams.delete(id);
@@ -100,7 +107,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     const modern = isModernRevision(version);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (version !== undefined) headers['mcp-protocol-version'] = version;
-    if (modern) Object.assign(headers, routingHeaders(message));
+    if (modern) Object.assign(headers, routingHeaders(message), method === 'tools/call' ? this.paramHeadersOf(message) : {});
     else if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     const controller = new AbortController();
     const signal = AbortSignal.any([controller.signal, this.lifetime.signal]);
@@ -206,6 +213,13 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   }
 
   // --- internals ---
+
+  /** A `tools/call`'s `Mcp-Param-*` headers, from the marks of the tool it names (SEP-2243). */
+  private paramHeadersOf(message: JsonRpcMessage): Record<string, string> {
+    const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params;
+    const marked = typeof params?.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
+    return marked === undefined ? {} : paramHeaders(marked, params?.arguments);
+  }
 
   private async follow(response: Response, requestId: RequestId, own: AbortSignal, signal: AbortSignal): Promise<void> {
     try {
