@@ -58,6 +58,21 @@ function withoutNulls(args) {
   return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 }
 
+/**
+ * As a host does when a call says the server needs authorization again (its tokens were
+ * revoked, it moved to another authorization server): log in, then retry once.
+ */
+async function withLogin(operation) {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error?.code !== 'auth-required') throw error;
+    log(`auth-required, logging in again: ${error.message}`);
+    await manager.login('server');
+    return operation();
+  }
+}
+
 const stateDir = mkdtempSync(join(tmpdir(), 'lazy-mcp-conformance-'));
 const oauth = oauthConfig();
 const manager = McpServerManager.fromConfig(
@@ -66,8 +81,9 @@ const manager = McpServerManager.fromConfig(
 );
 let code = 0;
 try {
+  // A listing does not throw for a server that needs authorization: it says so in its status.
   let tools = await manager.listTools();
-  if (manager.status().server.state === 'needs-auth') {
+  for (let logins = 0; manager.status().server.state === 'needs-auth' && logins < 2; logins++) {
     await manager.login('server');
     tools = await manager.listTools();
   }
@@ -75,7 +91,7 @@ try {
   if (status.state !== 'ready') throw status.lastError ?? new Error(`the server is ${status.state}`);
   log(`${scenario}: ${tools.length} tools (${status.era}, ${status.protocolVersion})`);
   for (const { name, args } of plannedCalls(tools)) {
-    const result = await manager.callServerTool('server', name, args);
+    const result = await withLogin(() => manager.callServerTool('server', name, args));
     log(`${name}:`, JSON.stringify(result.content).slice(0, 300));
   }
 } catch (error) {
