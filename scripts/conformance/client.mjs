@@ -27,6 +27,10 @@ function oauthConfig() {
   const oauth = { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
   if (context.client_id) oauth.clientId = context.client_id;
   if (context.client_secret) oauth.clientSecret = context.client_secret;
+  // The machine-to-machine scenarios: a client that authenticates as itself, no user.
+  if (scenario.startsWith('auth/client-credentials-')) oauth.grant = 'client_credentials';
+  if (context.private_key_pem) oauth.privateKey = context.private_key_pem;
+  if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
   return oauth;
 }
 
@@ -58,6 +62,11 @@ function withoutNulls(args) {
   return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 }
 
+/** A host asks its user to log in again once, not in a loop (scope-retry-limit counts the attempts). */
+let relogins = 0;
+const refusedAgain = (error) => (error?.status ?? error?.cause?.status) === 401;
+const reloginOnce = () => relogins++ === 0;
+
 /**
  * As a host does when a call says the server needs authorization again (its tokens were
  * revoked, it moved to another authorization server): log in, then retry once.
@@ -66,7 +75,7 @@ async function withLogin(operation) {
   try {
     return await operation();
   } catch (error) {
-    if (error?.code !== 'auth-required') throw error;
+    if (error?.code !== 'auth-required' || !refusedAgain(error) || !reloginOnce()) throw error;
     log(`auth-required, logging in again: ${error.message}`);
     await manager.login('server');
     return operation();
@@ -83,7 +92,13 @@ let code = 0;
 try {
   // A listing does not throw for a server that needs authorization: it says so in its status.
   let tools = await manager.listTools();
-  for (let logins = 0; manager.status().server.state === 'needs-auth' && logins < 2; logins++) {
+  if (manager.status().server.state === 'needs-auth') {
+    await manager.login('server');
+    tools = await manager.listTools();
+  }
+  // Refused again (401: revoked, or the server moved to another authorization server), not
+  // short of scope after the step-ups lazy-mcp already made (403): log in once more.
+  if (manager.status().server.state === 'needs-auth' && refusedAgain(manager.status().server.lastError) && reloginOnce()) {
     await manager.login('server');
     tools = await manager.listTools();
   }
