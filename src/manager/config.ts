@@ -224,7 +224,7 @@ function resolveOAuth(value: unknown): OAuthConfig {
     throw new EntryError('oauth.grant', `must be "authorization_code" or "client_credentials", got ${describe(grant)}`);
   }
   if (grant === 'client_credentials' && (clientId === undefined || (clientSecret === undefined && privateKey === undefined))) {
-    throw new EntryError('oauth.grant', '"client_credentials" needs oauth.clientId and oauth.clientSecret or oauth.privateKey');
+    throw new EntryError('oauth.grant', 'is "client_credentials", which needs oauth.clientId and oauth.clientSecret or oauth.privateKey');
   }
   if (privateKey !== undefined && clientId === undefined) throw new EntryError('oauth.privateKey', 'needs oauth.clientId');
   if (signingAlgorithm !== undefined && privateKey === undefined) throw new EntryError('oauth.signingAlgorithm', 'needs oauth.privateKey');
