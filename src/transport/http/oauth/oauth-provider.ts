@@ -1,4 +1,4 @@
-import { createHash, type webcrypto } from 'node:crypto';
+import type { webcrypto } from 'node:crypto';
 import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
@@ -9,7 +9,7 @@ import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './cl
 import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
 import { authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
 import { importSigningKey } from './signing-key.js';
-import { tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
+import { authorizationContext, tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
 
 /** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
 export type Authorize = (url: URL, server: string) => Promise<URL>;
@@ -168,8 +168,7 @@ class McpOAuthProvider implements OAuthProvider {
    */
   async context(): Promise<string> {
     await this.reload();
-    const token = this.record?.tokens?.accessToken;
-    return token === undefined ? '' : createHash('sha256').update(token).digest('hex').slice(0, 32);
+    return authorizationContext(this.record?.tokens?.accessToken);
   }
 
   async hasTokens(): Promise<boolean> {
