@@ -348,9 +348,13 @@ export class McpClient extends EventEmitter {
     return this.channel.info.stderrTail();
   }
 
-  async listTools(options?: CallOptions): Promise<Tool[]> {
-    const tools: Tool[] = await paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), resultSchemas().ListToolsResultSchema, 'tools/list', options));
-    if (!this.mirrorsHeaders) return tools;
+  listTools(options?: CallOptions): Promise<Tool[]> {
+    const listed: Promise<Tool[]> = paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), resultSchemas().ListToolsResultSchema, 'tools/list', options));
+    return this.mirrorsHeaders ? listed.then((tools) => this.admit(tools)) : listed;
+  }
+
+  /** A 2026 HTTP listing as SEP-2243 has the client take it: invalid marks left out (with a warning), the rest's marks to the transport. */
+  private admit(tools: Tool[]): Tool[] {
     const admitted = admitTools(tools);
     for (const { name, reason } of admitted.rejected) {
       this.emitSafely('log', { level: 'warning', logger: 'lazy-mcp', data: `tool ${JSON.stringify(name)} is left out: ${reason}` } satisfies LogMessage);
