@@ -3,6 +3,7 @@ import type { StdioServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
 import type { SandboxPolicy } from '../transport/sandbox/policy.js';
 import { findSandboxTool } from '../transport/sandbox/tool.js';
+import { signingKeyProblem } from '../transport/http/oauth/signing-key.js';
 import { type ConfigSource, parseConfigText } from './config-text.js';
 import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './expand-vars.js';
 import { isSandboxProblem, sandboxPolicy } from './sandbox-config.js';
@@ -214,9 +215,9 @@ function resolveRemote(name: string, entry: Record<string, unknown>, transport: 
 
 function resolveOAuth(value: unknown): OAuthConfig {
   if (!isObject(value)) throw new EntryError('oauth', `must be an object, got ${describe(value)}`);
-  const known = new Set(['clientId', 'clientSecret', 'clientMetadataUrl', 'scopes', 'redirectUri']);
+  const known = new Set(['clientId', 'clientSecret', 'clientMetadataUrl', 'scopes', 'redirectUri', 'grant', 'privateKey', 'signingAlgorithm']);
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) throw new EntryError(`oauth.${key}`, 'is not an oauth field (clientId, clientSecret, clientMetadataUrl, scopes, redirectUri)');
+    if (!known.has(key)) throw new EntryError(`oauth.${key}`, `is not an oauth field (${[...known].join(', ')})`);
   }
   const field = (key: string) => {
     const item = value[key];
@@ -236,13 +237,32 @@ function resolveOAuth(value: unknown): OAuthConfig {
   scopes?.forEach((scope, i) => {
     if (scope === '' || /\s/.test(scope)) throw new EntryError(`oauth.scopes[${i}]`, `must be one scope without spaces, got ${describe(scope)}`);
   });
-  return {
+  const grant = field('grant');
+  const privateKey = field('privateKey');
+  const signingAlgorithm = field('signingAlgorithm');
+  const config: OAuthConfig = {
     ...(clientId === undefined ? {} : { clientId }),
     ...(clientSecret === undefined ? {} : { clientSecret }),
     ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     ...(scopes === undefined ? {} : { scopes }),
     ...(redirectUri === undefined ? {} : { redirectUri }),
+    ...(grant === undefined ? {} : { grant: grant as OAuthConfig['grant'] }),
+    ...(privateKey === undefined ? {} : { privateKey }),
+    ...(signingAlgorithm === undefined ? {} : { signingAlgorithm }),
   };
+  if (grant !== undefined && grant !== 'authorization_code' && grant !== 'client_credentials') {
+    throw new EntryError('oauth.grant', `must be "authorization_code" or "client_credentials", got ${describe(grant)}`);
+  }
+  if (grant === 'client_credentials' && (clientId === undefined || (clientSecret === undefined && privateKey === undefined))) {
+    throw new EntryError('oauth.grant', 'is "client_credentials", which needs oauth.clientId and oauth.clientSecret or oauth.privateKey');
+  }
+  if (privateKey !== undefined && clientId === undefined) throw new EntryError('oauth.privateKey', 'needs oauth.clientId');
+  if (signingAlgorithm !== undefined && privateKey === undefined) throw new EntryError('oauth.signingAlgorithm', 'needs oauth.privateKey');
+  if (privateKey !== undefined) {
+    const problem = signingKeyProblem(privateKey, signingAlgorithm);
+    if (problem) throw new EntryError(problem.startsWith('signingAlgorithm') ? 'oauth.signingAlgorithm' : 'oauth.privateKey', problem.replace(/^\w+ /, ''));
+  }
+  return config;
 }
 
 /** The value as an absolute http(s) URL, normalised. */

@@ -22,6 +22,7 @@ import {
 } from './eras/modern.js';
 import { paginate } from './paginate.js';
 import { remoteChannelConfig, type ServerConfig, type StdioServerConfig } from './server-config.js';
+import { admitTools, HEADER_MISMATCH } from './tool-headers.js';
 import { type Label, NamedRequest } from './session-errors.js';
 import { loadSchemas, resultSchemas } from './lazy-schemas.js';
 import type { InitializeResultSchema } from './schemas.js';
@@ -348,13 +349,37 @@ export class McpClient extends EventEmitter {
   }
 
   listTools(options?: CallOptions): Promise<Tool[]> {
-    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), resultSchemas().ListToolsResultSchema, 'tools/list', options));
+    const listed: Promise<Tool[]> = paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), resultSchemas().ListToolsResultSchema, 'tools/list', options));
+    return this.mirrorsHeaders ? listed.then((tools) => this.admit(tools)) : listed;
+  }
+
+  /** A 2026 HTTP listing as SEP-2243 has the client take it: invalid marks left out (with a warning), the rest's marks to the transport. */
+  private admit(tools: Tool[]): Tool[] {
+    const admitted = admitTools(tools);
+    for (const { name, reason } of admitted.rejected) {
+      this.emitSafely('log', { level: 'warning', logger: 'lazy-mcp', data: `tool ${JSON.stringify(name)} is left out: ${reason}` } satisfies LogMessage);
+    }
+    this.channel.setToolHeaders?.(admitted.headers);
+    return admitted.tools;
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
     // Options that name the call (the manager's) carry all a scope holds: they are the scope.
     const scope: RequestScope = options.toolCall ? options : { handlers: options.handlers, toolCall: { name, arguments: args }, caller: options.caller };
-    return this.call('tools/call', { name, arguments: args }, resultSchemas().CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
+    const call = () => this.call('tools/call', { name, arguments: args }, resultSchemas().CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
+    if (!this.mirrorsHeaders) return call();
+    // A tool this session has not listed (a cached manifest) or whose marks changed: the
+    // server refuses the call before running it; list again for its marks, then retry once.
+    return call().catch(async (error: unknown) => {
+      if (!(error instanceof McpError) || error.rpc?.code !== HEADER_MISMATCH) throw error;
+      await this.listTools(options);
+      return call();
+    });
+  }
+
+  /** Whether tool marks matter: a 2026 session over Streamable HTTP (SEP-2243; other transports may ignore them). */
+  private get mirrorsHeaders(): boolean {
+    return this.channel.info.transport === 'http' && this.state.era === '2026';
   }
 
   listPrompts(options?: CallOptions): Promise<Prompt[]> {
@@ -856,8 +881,14 @@ export class McpClient extends EventEmitter {
     await this.engine.notify('notifications/initialized');
   }
 
-  /** `server/discover`; a server that answers but does not speak 2026-07-28 is a `protocol-error`. */
-  private async discover(timeout: number): Promise<void> {
+  /**
+   * `server/discover`; a server that answers but does not speak 2026-07-28 is a `protocol-error`.
+   * A refusal (-32022) whose `supported` list names the revision we speak is retried once with
+   * it (SEP-2575: retry with a supported version): a server that lists it but refused this
+   * request (a gateway that rewrote the header, a server restarted into that revision) is
+   * still a 2026 server, not a reason to give up or to fall back to `initialize`.
+   */
+  private async discover(timeout: number, retried = false): Promise<void> {
     let raw: unknown;
     try {
       raw = await this.engine.request(
@@ -865,7 +896,10 @@ export class McpClient extends EventEmitter {
         { timeout },
       );
     } catch (error) {
-      if (error instanceof McpError && error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) throw this.unsupportedModern(error.rpc.data);
+      if (error instanceof McpError && error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) {
+        if (!retried && namesModern(error.rpc.data)) return this.discover(timeout, true);
+        throw this.unsupportedModern(error.rpc.data);
+      }
       throw error;
     }
     const decoded = decodeModernResult(this.name, 'discover', 'server/discover', raw);
@@ -1009,6 +1043,12 @@ function legacyVerdict(error: unknown): boolean {
   if (!(error instanceof McpError)) return false;
   if (error.code === 'timeout') return true;
   return error.code === 'rpc-error' && error.rpc?.code !== UNSUPPORTED_PROTOCOL_VERSION;
+}
+
+/** Whether a -32022 refusal's `supported` list names the 2026 revision we speak. */
+function namesModern(data: unknown): boolean {
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.includes(MODERN_PROTOCOL_VERSION);
 }
 
 /** Whether a refused `server/discover` names a legacy revision we speak: a server to reach through `initialize`. */

@@ -1,5 +1,6 @@
 import type { NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc';
 import type { McpError } from '../errors.js';
+import type { HeaderParam } from './http/param-headers.js';
 
 /** One JSON-RPC message, in either direction. */
 export type JsonRpcMessage = RequestMessage | ResponseMessage | NotificationMessage;
@@ -76,6 +77,12 @@ export interface Channel {
   onExit?(listener: (status: { exitCode?: number; signal?: string }) => void): Disposable;
   /** Tells an HTTP transport the negotiated revision for its `MCP-Protocol-Version` header. */
   setProtocolVersion?(version: string): void;
+  /**
+   * 2026 Streamable HTTP: the parameters each listed tool marks with `x-mcp-header`, which
+   * the transport mirrors into `Mcp-Param-<Name>` headers on that tool's `tools/call`
+   * (SEP-2243). Replaces what an earlier listing gave.
+   */
+  setToolHeaders?(tools: ReadonlyMap<string, readonly HeaderParam[]>): void;
   /**
    * Ends the channel: a process gets stdin closed, SIGTERM at `graceMs / 2` and SIGKILL
    * at `graceMs`; an HTTP session is deleted. Idempotent; never throws.

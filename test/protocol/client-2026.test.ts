@@ -164,6 +164,33 @@ describe('era negotiation', () => {
     expect(methods(peer)).toEqual(['server/discover']);
   });
 
+  it('retries server/discover once when a -32022 refusal names 2026-07-28 as supported (SEP-2575)', async () => {
+    const { near, peer } = memoryPair();
+    modernPeer(peer);
+    let refusals = 0;
+    peer.handlers.set('server/discover', (params) => {
+      expect((params._meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY]).toBe('2026-07-28');
+      if (refusals++ === 0) {
+        throw Object.assign(new Error('Unsupported protocol version'), { code: UNSUPPORTED_PROTOCOL_VERSION, data: { supported: ['2026-07-28'], requested: '' } });
+      }
+      return DISCOVERED;
+    });
+    const client = await over(near);
+    expect(client.era).toBe('2026');
+    expect(client.protocolVersion).toBe('2026-07-28');
+    expect(methods(peer)).toEqual(['server/discover', 'server/discover']);
+  });
+
+  it('does not retry a second time: a server that keeps refusing the revision it names is a protocol-error', async () => {
+    const { near, peer } = memoryPair();
+    peer.handlers.set('server/discover', () => {
+      throw Object.assign(new Error('Unsupported protocol version'), { code: UNSUPPORTED_PROTOCOL_VERSION, data: { supported: ['2026-07-28'] } });
+    });
+    const error = await rejection(McpClient.over(near, { name: 'mem' }));
+    expect(error).toMatchObject({ code: 'protocol-error', phase: 'discover' });
+    expect(methods(peer)).toEqual(['server/discover', 'server/discover']);
+  });
+
   it('fails with protocol-error when discover answers without 2026-07-28 in supportedVersions', async () => {
     const { near, peer } = memoryPair();
     peer.handlers.set('server/discover', () => ({ ...DISCOVERED, supportedVersions: ['2027-03-01'] }));

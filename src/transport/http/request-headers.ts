@@ -1,4 +1,5 @@
 import type { JsonRpcMessage } from '../channel.js';
+import { headerValue } from './param-headers.js';
 
 /** The `_meta` key with which a 2026-era request names its revision. */
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
@@ -39,12 +40,6 @@ export function routingHeaders(message: JsonRpcMessage): Record<string, string> 
   const field = Object.hasOwn(NAME_SOURCE, message.method) ? NAME_SOURCE[message.method] : undefined;
   const params = message.params as Record<string, unknown> | undefined;
   const value = field !== undefined && params && typeof params === 'object' ? params[field] : undefined;
-  if (typeof value === 'string') headers['mcp-name'] = headerSafe(value);
+  if (typeof value === 'string') headers['mcp-name'] = headerValue(value);
   return headers;
-}
-
-function headerSafe(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  const plain = value.length > 0 && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }

@@ -8,6 +8,7 @@ import { ConnectionPool } from './connection-pool.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody, readBounded } from './read-body.js';
+import { type HeaderParam, paramHeaders } from './param-headers.js';
 import { claimedRevision, isModernRevision, routingHeaders } from './request-headers.js';
 import { DEFAULT_RETRY, IDEMPOTENT_METHODS, type RetryOptions } from './retry-policy.js';
 import { deleteSession, sessionExpired } from './session.js';
@@ -66,6 +67,8 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   private protocolVersion: string | undefined;
   private sessionId: string | undefined;
   private getStreamStarted = false;
+  /** The `x-mcp-header` parameters of each listed tool (see `setToolHeaders`). */
+  private toolHeaders: ReadonlyMap<string, readonly HeaderParam[]> = new Map();
   private closing: Promise<void> | undefined;
   private readonly onSignal = () => void this.close();
   /** The channel's own connections, unless the options bring a `fetch`. */
@@ -99,6 +102,10 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     this.protocolVersion = version;
   }
 
+  setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParam[]>): void {
+    this.toolHeaders = tools;
+  }
+
   /**
    * 2026: closing the request's stream is its cancellation. Legacy era: a closed stream is
    * not one (the server keeps running the request), so the server is told with
@@ -126,7 +133,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     const modern = isModernRevision(version);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (version !== undefined) headers['mcp-protocol-version'] = version;
-    if (modern) Object.assign(headers, routingHeaders(message));
+    if (modern) Object.assign(headers, routingHeaders(message), method === 'tools/call' ? this.paramHeadersOf(message) : {});
     else if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     const controller = new AbortController();
     const signal = controller.signal;
@@ -236,6 +243,13 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   }
 
   // --- internals ---
+
+  /** A `tools/call`'s `Mcp-Param-*` headers, from the marks of the tool it names (SEP-2243). */
+  private paramHeadersOf(message: JsonRpcMessage): Record<string, string> {
+    const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params;
+    const marked = typeof params?.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
+    return marked === undefined ? {} : paramHeaders(marked, params?.arguments);
+  }
 
   private async follow(response: Response, requestId: RequestId, controller: AbortController): Promise<void> {
     try {

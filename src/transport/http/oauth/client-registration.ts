@@ -1,4 +1,6 @@
+import type { webcrypto } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
+import { signingKeyProblem } from './signing-key.js';
 import { authError, fromLibraryError, isLoopback, libraryOptions, type OAuthHttp } from './oauth-http.js';
 import type { StoredClient, TokenEndpointAuthMethod } from './token-store.js';
 
@@ -14,6 +16,16 @@ export interface OAuthConfig {
   scopes?: string[];
   /** The redirect URI to use; default: a loopback URI `http://127.0.0.1:<free port>/callback`. */
   redirectUri?: string;
+  /**
+   * `"client_credentials"`: a machine-to-machine client (SEP-1046) that gets its tokens with
+   * its own credentials (`clientSecret` or `privateKey`) whenever it needs one, with no user
+   * and no `login`. Default `"authorization_code"`.
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A PKCS#8 private key in PEM: the client authenticates with a JWT it signs (`private_key_jwt`, RFC 7523). */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (ES256, RS256, PS256, EdDSA, …); default: from the key's type. */
+  signingAlgorithm?: string;
 }
 
 /**
@@ -30,7 +42,8 @@ export async function resolveClient(
   clientName: string,
 ): Promise<StoredClient> {
   if (config.clientId !== undefined) {
-    const client: StoredClient = { kind: 'preconfigured', clientId: config.clientId, authMethod: authMethodFor(as, config.clientSecret !== undefined) };
+    const method = config.privateKey !== undefined ? 'private_key_jwt' : authMethodFor(as, config.clientSecret !== undefined);
+    const client: StoredClient = { kind: 'preconfigured', clientId: config.clientId, authMethod: method };
     if (config.clientSecret !== undefined) client.clientSecret = config.clientSecret;
     return client;
   }
@@ -49,6 +62,8 @@ export async function resolveClient(
   );
 }
 
+type CryptoKeyOf<F extends (key: never, ...rest: never[]) => unknown> = Parameters<F>[0];
+
 /** The token endpoint authentication to use, from what the server supports (RFC 8414 default: basic). */
 export function authMethodFor(as: oauth.AuthorizationServer, hasSecret: boolean): TokenEndpointAuthMethod {
   if (!hasSecret) return 'none';
@@ -58,8 +73,9 @@ export function authMethodFor(as: oauth.AuthorizationServer, hasSecret: boolean)
   return 'client_secret_basic';
 }
 
-/** oauth4webapi's client authentication for a stored client. */
-export function clientAuth(client: StoredClient): oauth.ClientAuth {
+/** oauth4webapi's client authentication for a stored client (`signingKey`: the configured `privateKey`, imported). */
+export function clientAuth(client: StoredClient, signingKey?: webcrypto.CryptoKey): oauth.ClientAuth {
+  if (client.authMethod === 'private_key_jwt' && signingKey !== undefined) return oauth.PrivateKeyJwt(signingKey as CryptoKeyOf<typeof oauth.PrivateKeyJwt>);
   if (client.authMethod === 'none' || client.clientSecret === undefined) return oauth.None();
   return client.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(client.clientSecret) : secretBasic(client.clientSecret);
 }
@@ -93,6 +109,19 @@ function sameRedirect(registered: string, wanted: string): boolean {
   }
 }
 
+/**
+ * The `application_type` to register (OpenID Connect Dynamic Registration, which the MCP spec
+ * requires since SEP-837): a loopback or private-use-scheme redirect is a native application's
+ * (a CLI, a desktop host); a redirect to a remote http(s) host is a web application's. OIDC
+ * servers default an omitted type to "web" and then refuse a loopback redirect.
+ */
+export function applicationType(redirectUri: string): 'native' | 'web' {
+  const url = URL.canParse(redirectUri) ? new URL(redirectUri) : undefined;
+  if (url === undefined) return 'web';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'native';
+  return isLoopback(url) ? 'native' : 'web';
+}
+
 async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirectUri: string, clientName: string): Promise<StoredClient> {
   const url = new URL(as.registration_endpoint as string);
   let registered: Awaited<ReturnType<typeof oauth.processDynamicClientRegistrationResponse>>;
@@ -101,6 +130,7 @@ async function register(http: OAuthHttp, as: oauth.AuthorizationServer, redirect
       as,
       {
         client_name: clientName,
+        application_type: applicationType(redirectUri),
         redirect_uris: [redirectUri],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
@@ -157,6 +187,22 @@ export function oauthConfigProblem(config: OAuthConfig): { field: keyof OAuthCon
   if (config.clientId !== undefined && config.clientId.trim() === '') return { field: 'clientId', message: 'must not be empty' };
   if (config.clientSecret !== undefined && config.clientId === undefined) {
     return { field: 'clientSecret', message: 'needs "clientId": a secret belongs to a pre-registered client' };
+  }
+  if (config.privateKey !== undefined && config.clientId === undefined) {
+    return { field: 'privateKey', message: 'needs "clientId": a signing key belongs to a pre-registered client' };
+  }
+  if (config.grant !== undefined && config.grant !== 'authorization_code' && config.grant !== 'client_credentials') {
+    return { field: 'grant', message: `must be "authorization_code" or "client_credentials", got ${shown(config.grant)}` };
+  }
+  if (config.grant === 'client_credentials' && (config.clientId === undefined || (config.clientSecret === undefined && config.privateKey === undefined))) {
+    return { field: 'grant', message: '"client_credentials" needs "clientId" and "clientSecret" or "privateKey"' };
+  }
+  if (config.signingAlgorithm !== undefined && config.privateKey === undefined) {
+    return { field: 'signingAlgorithm', message: 'needs "privateKey"' };
+  }
+  if (config.privateKey !== undefined) {
+    const problem = signingKeyProblem(config.privateKey, config.signingAlgorithm);
+    if (problem !== undefined) return { field: problem.startsWith('signingAlgorithm') ? 'signingAlgorithm' : 'privateKey', message: problem.replace(/^(privateKey|signingAlgorithm) /, '') };
   }
   if (config.clientMetadataUrl !== undefined) {
     const url = URL.canParse(config.clientMetadataUrl) ? new URL(config.clientMetadataUrl) : undefined;

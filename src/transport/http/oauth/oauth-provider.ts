@@ -1,11 +1,14 @@
+import type { webcrypto } from 'node:crypto';
 import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
 import type { AuthProvider } from '../auth-provider.js';
 import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.js';
+import { clientCredentialsGrant } from './client-credentials.js';
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
 import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
 import { authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
+import { importSigningKey } from './signing-key.js';
 import { authorizationContext, tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
 
 /** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
@@ -86,6 +89,8 @@ class McpOAuthProvider implements OAuthProvider {
   private readonly stepUps = new Map<string, number>();
   private flight: Promise<void> | undefined;
   private saves = 0;
+  /** `oauth.privateKey` imported for signing, once, when first needed. */
+  private signing: Promise<webcrypto.CryptoKey> | undefined;
 
   constructor(options: OAuthProviderOptions) {
     this.options = options;
@@ -99,6 +104,11 @@ class McpOAuthProvider implements OAuthProvider {
     if (!this.record?.tokens) await this.reload();
     const tokens = this.record?.tokens;
     if (!tokens) return undefined;
+    // A machine client gets a new token before its token expires; it has no one to ask.
+    if (this.machine && tokens.expiresAt !== undefined && tokens.expiresAt - expiryMarginMs <= Date.now()) {
+      await this.exclusive(() => this.clientCredentialsFlow());
+      return this.header();
+    }
     if (tokens.refreshToken && tokens.expiresAt !== undefined && tokens.expiresAt - expiryMarginMs <= Date.now()) {
       try {
         await this.exclusive(() => this.refresh());
@@ -124,6 +134,7 @@ class McpOAuthProvider implements OAuthProvider {
     // Another request (or another process, through the store) renewed the token meanwhile.
     if (current !== undefined && current !== before) return 'retry';
     if (current !== undefined && challenge.authorization !== undefined && challenge.authorization !== current) return 'retry';
+    if (this.machine) return this.machineRetry(parsed, challenge.status, current, challenge.authorization);
     if (challenge.status === 403 && parsed?.error === 'insufficient_scope') return this.stepUp(parsed, challenge.status);
     if (current !== undefined && challenge.authorization === undefined && Date.now() - this.obtainedAt < freshTokenMs) return 'retry';
     if (this.record?.tokens?.refreshToken) {
@@ -134,6 +145,10 @@ class McpOAuthProvider implements OAuthProvider {
   }
 
   async login(options: LoginOptions = {}): Promise<void> {
+    if (this.machine) {
+      while (this.flight) await this.flight.catch(() => {});
+      return this.exclusive(() => this.clientCredentialsFlow());
+    }
     const authorize = options.authorize ?? this.options.authorize;
     if (!authorize) {
       throw authError(
@@ -171,7 +186,7 @@ class McpOAuthProvider implements OAuthProvider {
           const url = new URL(as.revocation_endpoint);
           for (const token of [record.tokens.refreshToken, record.tokens.accessToken]) {
             if (token === undefined) continue;
-            const response = await oauth.revocationRequest(as, libraryClient(record.client), clientAuth(record.client), token, libraryOptions(this.http, url));
+            const response = await oauth.revocationRequest(as, libraryClient(record.client), clientAuth(record.client, await this.signingKey()), token, libraryOptions(this.http, url));
             await oauth.processRevocationResponse(response);
           }
         }
@@ -268,7 +283,7 @@ class McpOAuthProvider implements OAuthProvider {
     const url = new URL(as.token_endpoint as string);
     let result: oauth.TokenEndpointResponse;
     try {
-      const response = await oauth.refreshTokenGrantRequest(as, libraryClient(record.client), clientAuth(record.client), refreshToken, {
+      const response = await oauth.refreshTokenGrantRequest(as, libraryClient(record.client), clientAuth(record.client, await this.signingKey()), refreshToken, {
         ...libraryOptions(this.http, url),
         additionalParameters: { resource: record.resource },
       });
@@ -342,7 +357,7 @@ class McpOAuthProvider implements OAuthProvider {
     try {
       // Checks state and, when present or promised, the issuer (RFC 9207) before the code is used.
       const params = oauth.validateAuthResponse(as, libraryClient(client), redirected, state);
-      const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), clientAuth(client), params, redirectUri, verifier, {
+      const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), clientAuth(client, await this.signingKey()), params, redirectUri, verifier, {
         ...libraryOptions(this.http, tokenUrl),
         additionalParameters: { resource: discovered.resource },
       });
@@ -350,6 +365,57 @@ class McpOAuthProvider implements OAuthProvider {
     } catch (error) {
       throw fromLibraryError(this.http, error, 'authorization response', tokenUrl);
     }
+    await this.save({ ...base, tokens: storedTokens(result, scope === '' ? undefined : scope) });
+    this.obtainedAt = Date.now();
+    for (const granted of splitScopes(result.scope ?? scope)) this.wanted.delete(granted);
+  }
+
+  /** Whether this is a machine-to-machine client (`grant: "client_credentials"`). */
+  private get machine(): boolean {
+    return this.config.grant === 'client_credentials';
+  }
+
+  private signingKey(): Promise<webcrypto.CryptoKey | undefined> {
+    const pem = this.config.privateKey;
+    if (pem === undefined) return Promise.resolve(undefined);
+    this.signing ??= importSigningKey(pem, this.config.signingAlgorithm);
+    return this.signing;
+  }
+
+  /**
+   * A machine client's answer to a 401 or 403: a new token by the client credentials grant
+   * (with the scopes a 403 `insufficient_scope` names), then the request again. A token
+   * this grant gave moments ago and the server refused anyway will not be bettered by
+   * another: that is `auth-required`, not a loop.
+   */
+  private async machineRetry(challenge: BearerChallenge | undefined, status: 401 | 403, current: string | undefined, sent: string | undefined): Promise<'retry'> {
+    const refusedFresh = current !== undefined && sent === current && Date.now() - this.obtainedAt < freshTokenMs;
+    const newScopes = status === 403 && challenge?.error === 'insufficient_scope' ? [...splitScopes(challenge.scope)].filter((s) => !splitScopes(this.record?.tokens?.scope).has(s)) : [];
+    if (refusedFresh && newScopes.length === 0) {
+      throw new McpError('auth-required', `server ${JSON.stringify(this.server)}: refused the token its client credentials grant just gave (HTTP ${status}); check the client's grants at the authorization server`, {
+        server: this.server,
+        phase: 'auth',
+        status,
+      });
+    }
+    for (const scope of newScopes) this.wanted.add(scope);
+    await this.exclusive(() => this.clientCredentialsFlow());
+    return 'retry';
+  }
+
+  /** The client credentials grant, from discovery to stored tokens: no user, no redirect. */
+  private async clientCredentialsFlow(): Promise<void> {
+    const challenge = this.lastChallenge ?? (await this.probe());
+    const discovered = await discoverResource(this.http, this.options.resourceUrl, challenge?.resourceMetadata);
+    await this.reload();
+    const earlier = this.record;
+    const servers = discovered.metadata.authorization_servers as string[];
+    const issuer = earlier && servers.includes(earlier.issuer) ? earlier.issuer : servers[0];
+    const as = await this.authorizationServer(issuer, discovered.legacy === true);
+    const client = await resolveClient(this.http, as, this.config, undefined, '', this.options.clientName ?? 'lazy-mcp');
+    const scope = [...union(union(chooseScopes(challenge, discovered, this.config), splitScopes(earlier?.tokens?.scope)), this.wanted)].join(' ');
+    const result = await clientCredentialsGrant(this.http, as, libraryClient(client), clientAuth(client, await this.signingKey()), discovered.resource, scope);
+    const base: OAuthRecord = { version: 1, server: this.server, resource: discovered.resource, issuer, client, ...(discovered.legacy ? { legacy: true } : {}) };
     await this.save({ ...base, tokens: storedTokens(result, scope === '' ? undefined : scope) });
     this.obtainedAt = Date.now();
     for (const granted of splitScopes(result.scope ?? scope)) this.wanted.delete(granted);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 export type ClientRegistrationKind = 'preconfigured' | 'metadata-document' | 'dynamic';
 
 /** Token endpoint client authentication this module speaks. */
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
 /** The client as one authorization server knows it. */
 export interface StoredClient {
