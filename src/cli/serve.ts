@@ -60,7 +60,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return EXIT.usage;
   }
   if (values.help) {
-    process.stderr.write(SERVE_USAGE);
+    // Asked for, so it is the output: stdout, as for every command (a client never sends --help).
+    process.stdout.write(SERVE_USAGE);
     return EXIT.ok;
   }
   prepareEnvironment();
@@ -78,7 +79,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
       ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
     });
   } catch (error) {
-    process.stderr.write(`lazy-mcp serve: ${(error as Error).message}\n`);
+    process.stderr.write(`lazy-mcp serve: ${oneLine((error as Error).message)}\n`);
     return EXIT.usage;
   }
   if (values.verbose) manager.on('stderr', ({ server, line }) => process.stderr.write(`[${server}] ${line}\n`));

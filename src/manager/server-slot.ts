@@ -463,6 +463,9 @@ export class ServerSlot {
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
+      // The server may have gone during the listing (a prompts/list it died on is no start
+      // failure by itself): its close fired before the slot watches, so it is a failed start now.
+      if (!client.isOpen) throw client.closedReason ?? this.closedError();
     } catch (error) {
       await client?.close();
       await channel?.close();

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
-import type { Channel } from '../transport/channel.js';
+import type { Channel, RequestId } from '../transport/channel.js';
 import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
@@ -21,6 +21,7 @@ import {
   withEnvelope,
 } from './eras/modern.js';
 import { paginate } from './paginate.js';
+import { remoteChannelConfig, type ServerConfig, type StdioServerConfig } from './server-config.js';
 import { type Label, NamedRequest } from './session-errors.js';
 import { loadSchemas, resultSchemas } from './lazy-schemas.js';
 import type { InitializeResultSchema } from './schemas.js';
@@ -54,13 +55,7 @@ import {
   type Tool,
 } from './types.js';
 
-/** How to start one stdio server: the per-server part of the config file. */
-export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
-  /** Wire framing. Default `"newline"` (MCP stdio). */
-  framing?: Framing;
-  /** Per-request timeout in ms, the handshake included. Default 30000. */
-  timeout?: number;
-}
+export type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './server-config.js';
 
 /** Listeners for a client's events; given to `connect` so none of the early ones is missed. */
 export interface McpClientEvents {
@@ -201,10 +196,20 @@ export class McpClient extends EventEmitter {
    */
   readonly lastCacheHints: Partial<Record<ListMethod, Required<CacheHints>>> = {};
 
-  /** Spawns the stdio server and negotiates the protocol. */
+  /**
+   * Spawns the stdio server, or opens the channel to the remote one (`type` `"http"`,
+   * `"streamable-http"` or `"sse"`), and negotiates the protocol.
+   */
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
     if (options.signal?.aborted) throw connectCancelled(options.name, options.signal);
-    const { framing, timeout: _timeout, ...spec } = config;
+    const remote = remoteChannelConfig(config, options.name);
+    if (remote) {
+      // Loaded when first used: a host of stdio servers only never pays for the HTTP transports.
+      const { createHttpChannel } = await import('../transport/http/create-http-channel.js');
+      const channel = createHttpChannel(remote, { name: options.name ?? remote.url, ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }) });
+      return McpClient.start(Promise.resolve(channel), options, config.timeout);
+    }
+    const { framing, timeout: _timeout, type: _type, ...spec } = config as StdioServerConfig;
     // The stdio transport (process management, framing) loads with the first connection.
     const opening = import('../transport/stdio-channel.js').then(({ StdioChannel }) =>
       StdioChannel.open(spec, {
@@ -329,6 +334,10 @@ export class McpClient extends EventEmitter {
   /** Whether the session still works (not closed, server not gone). */
   get isOpen(): boolean {
     return this.engine.closedReason === undefined;
+  }
+  /** Why the session ended (what `close` told); undefined while it is open. */
+  get closedReason(): McpError | undefined {
+    return this.engine.closedReason;
   }
   /** Requests waiting for an answer. */
   get inFlight(): number {
@@ -514,7 +523,7 @@ export class McpClient extends EventEmitter {
   ): Promise<z.infer<S>> {
     const began = options.startedAt ?? performance.now();
     // The envelope is a fresh copy: the engine may add the progress token to it in place.
-    const request = { method, params: withEnvelope(params, this.clientInfo, this.clientCapabilities()), phase, label, withProgress, ownsParams: true, scope };
+    const request = { method, params: withEnvelope(params, this.clientInfo, this.requestCapabilities(scope)), phase, label, withProgress, ownsParams: true, scope };
     return this.engine.request(request, options).then((raw) => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
@@ -567,10 +576,18 @@ export class McpClient extends EventEmitter {
       try {
         const answering = Promise.all(
           inputs.map(async ([key, input]) => {
-            inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            try {
+              inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            } catch (error) {
+              throw this.handlerFailed(error, input.method, label, phase);
+            }
           }),
         );
         await this.unlessStopped(answering, stop.signal, { label, phase }, options.signal);
+      } catch (error) {
+        // One failed answer fails the call: the handlers still waiting (on a person, maybe) are stopped.
+        stop.abort(error);
+        throw error;
       } finally {
         options.signal?.removeEventListener('abort', onStop);
         this.ended.signal.removeEventListener('abort', onStop);
@@ -579,7 +596,7 @@ export class McpClient extends EventEmitter {
       // A later round is a new request: its `timeout` counts from its sending, `maxTotalTimeout` from the call's start.
       const total = options.maxTotalTimeout;
       const roundOptions = { ...options, startedAt: undefined, ...(total === undefined ? {} : { maxTotalTimeout: Math.max(0, total - (performance.now() - began)) }) };
-      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.clientCapabilities());
+      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.requestCapabilities(call.scope));
       const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, ownsParams: true, scope }, roundOptions);
       decoded = decodeModernResult(this.name, phase, method, raw);
     }
@@ -599,6 +616,22 @@ export class McpClient extends EventEmitter {
     // A declared elicitation without a handler for this call is declined (answer() does it).
     if (kind === 'elicitation' && declared) return undefined;
     return fail(`but this client has no ${kind} handler${declared ? ' for this call' : ' and did not declare the capability'}`);
+  }
+
+  /**
+   * A host handler's failure to answer an input request, as the call's error: an
+   * `McpError` it threw as it is; anything else as `rpc-error` with the JSON-RPC error a
+   * legacy-era server would have got for it (-32603).
+   */
+  private handlerFailed(error: unknown, method: string, label: Label, phase: McpPhase): McpError {
+    if (error instanceof McpError) return error;
+    const why = error instanceof Error ? error.message : String(error);
+    return new McpError('rpc-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), and the host's handler failed: ${why}`, {
+      server: this.name,
+      phase,
+      rpc: { code: -32603, message: why },
+      cause: error,
+    });
   }
 
   /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */
@@ -627,20 +660,28 @@ export class McpClient extends EventEmitter {
    * none, or a capability this client did not declare: undefined, so the client's own
    * handlers answer. Never a guess between callers.
    */
-  private soleCaller(method: string): RequestScope | undefined {
+  private soleCaller(method: string, questionId: RequestId): RequestScope | undefined {
     const kind = INPUT_KINDS[method];
     if (!kind || this.clientCapabilities()[kind] === undefined) return undefined;
     let found: RequestScope | undefined;
     let count = 0;
     const scopes = [...this.options.waiting?.() ?? []];
-    for (const request of this.engine.pendingRequests()) scopes.push(request.scope as RequestScope);
+    const pending = this.engine.pendingRequests();
+    for (const request of pending) scopes.push(request.scope as RequestScope);
     for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
       if (found && found.caller !== scope.caller) return undefined;
       found = scope;
       count++;
     }
-    return count > 1 ? { handlers: found!.handlers, caller: found!.caller } : found;
+    if (!found) return undefined;
+    // The question is about that caller's requests in flight: it stops when they are all over.
+    const caller = found.caller;
+    this.engine.about(
+      questionId,
+      pending.filter((request) => (request.scope as RequestScope | undefined)?.caller === caller).map((request) => request.id),
+    );
+    return count > 1 ? { handlers: found.handlers, caller } : found;
   }
 
   /** Answers a server's question with the handlers of the request that caused it, else the client's. */
@@ -682,8 +723,7 @@ export class McpClient extends EventEmitter {
     return (this.declared ??= this.declare());
   }
 
-  private declare(): Record<string, unknown> {
-    const handlers = this.options.handlers ?? {};
+  private declare(handlers: HostHandlers = this.options.handlers ?? {}): Record<string, unknown> {
     const named = this.options.capabilities ?? {};
     const capabilities: Record<string, unknown> = {};
     if (this.options.roots || handlers.roots || named.roots) capabilities.roots = { listChanged: false };
@@ -692,13 +732,36 @@ export class McpClient extends EventEmitter {
     return capabilities;
   }
 
+  /** The capabilities each set of a caller's handlers adds to the session's, made once per set. */
+  private readonly declaredFor = new WeakMap<HostHandlers, Record<string, unknown>>();
+
+  /**
+   * 2026: what one request declares. Capabilities travel with each request, so a call
+   * whose own handlers (a session's) answer elicitation, sampling or roots declares them
+   * even when the session's defaults do not; else the session's declaration.
+   */
+  private requestCapabilities(scope: RequestScope | undefined): Record<string, unknown> {
+    const session = this.clientCapabilities();
+    const handlers = scope?.handlers;
+    if (handlers === undefined || handlers === this.options.handlers) return session;
+    let own = this.declaredFor.get(handlers);
+    if (own === undefined) {
+      const added = this.declare(handlers);
+      // Nothing beyond the session's: share its object, so the common case sends the same one.
+      own = Object.keys(added).every((kind) => kind in session) ? session : { ...session, ...added };
+      this.declaredFor.set(handlers, own);
+    }
+    return own;
+  }
+
   private listenToServer(): void {
     const engine = this.engine;
     engine.onRequest('ping', () => ({}));
     // Legacy server→client requests: the handlers of the request they relate to when the transport says so, else of the one caller in flight.
+    // Either way the question is about those requests: it stops once they are all over (HostRequestContext.signal).
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
       engine.onRequest(method, (params, ctx: IncomingRequestContext) =>
-        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method), ctx.signal),
+        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method, ctx.id), ctx.signal),
       );
     }
     engine.onNotification('notifications/message', (params) => {
