@@ -681,17 +681,23 @@ class SlotSettle<T, R> implements RequestFinish {
     private readonly span: TraceHandle | undefined,
   ) {}
 
+  /** The request's outcome is counted only once the caller's is known: a result its checks refuse is a failure. */
   done(result: unknown): R | Promise<R> {
     const request = this.request;
-    if (request.check) {
-      try {
-        request.check(result as T);
-      } catch (error) {
-        return this.failed(error);
-      }
+    let outcome: R | Promise<R>;
+    try {
+      request.check?.(result as T);
+      outcome = request.done ? request.done(result as T) : (result as R);
+    } catch (error) {
+      return this.failed(error);
     }
+    if (outcome instanceof Promise) return outcome.then((value) => this.succeeded(result, value), (error: unknown) => this.failed(error));
+    return this.succeeded(result, outcome);
+  }
+
+  private succeeded(result: unknown, value: R): R {
     this.slot.requestSucceeded(this.began, this.span, result);
-    return request.done ? request.done(result as T) : (result as R);
+    return value;
   }
 
   failed(error: unknown): R | Promise<R> {

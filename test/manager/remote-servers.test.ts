@@ -23,6 +23,25 @@ describe('remote servers through the manager (SDK v2 Streamable HTTP, SDK v1 HTT
     await Promise.all(servers.splice(0).map((s) => s.close()));
   });
 
+  it.each([
+    ['a legacy Streamable HTTP server', startStatefulServer, 'http'],
+    ['an HTTP+SSE server', startSseServer, 'sse'],
+  ] as const)('shutdown() closes the HTTP connections to %s (no keep-alive socket left open)', async (_name, start, type) => {
+    const server = await start();
+    servers.push(server);
+    let open = 0;
+    (server as unknown as { server: import('node:http').Server }).server.on('connection', (socket) => {
+      open++;
+      socket.once('close', () => open--);
+    });
+    const manager = track(McpServerManager.fromConfig({ mcpServers: { web: { type, url: server.url } } }));
+    await Promise.all([1, 2, 3].map((i) => manager.callServerTool('web', 'echo', { text: String(i) })));
+    expect(open).toBeGreaterThan(0);
+    await manager.shutdown();
+    // Well before any keep-alive timeout (4-5 s) would close them.
+    expect(await waitFor(() => open === 0, 1000)).toBe(true);
+  });
+
   it('lists and calls the tools of a stateless 2026 server, with headers and progress; status names transport, url and era', async () => {
     const server = await startHandlerServer();
     servers.push(server);

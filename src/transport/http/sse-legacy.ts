@@ -4,6 +4,7 @@ import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
+import { ConnectionPool } from './connection-pool.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody } from './read-body.js';
@@ -42,9 +43,13 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
   private closing: Promise<void> | undefined;
   private readonly onSignal = () => void this.close();
 
+  /** The channel's own connections, unless the options bring a `fetch`. */
+  private readonly pool: ConnectionPool | undefined;
+
   constructor(private readonly options: SseLegacyOptions) {
     super();
-    this.config = exchangeConfig(options, DEFAULT_RETRY);
+    this.pool = options.fetch ? undefined : new ConnectionPool();
+    this.config = exchangeConfig({ ...options, fetch: options.fetch ?? this.pool!.fetch }, DEFAULT_RETRY);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.info = { transport: 'sse', url: this.config.url.href, stderrTail: () => [] };
     this.endpoint = this.connect();
@@ -89,6 +94,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     this.closing ??= (async () => {
       this.options.signal?.removeEventListener('abort', this.onSignal);
       this.lifetime.abort();
+      await this.pool?.close();
       this.fireClose(new McpError('closed', `${serverLabel(this.config.server)}the SSE channel was closed`, this.fields()));
     })();
     return this.closing;
@@ -163,6 +169,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
   private fail(reason: McpError): McpError {
     if (!this.closeReason) {
       this.lifetime.abort();
+      void this.pool?.close();
       this.options.signal?.removeEventListener('abort', this.onSignal);
       this.fireClose(reason);
     }

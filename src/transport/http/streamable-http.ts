@@ -4,6 +4,7 @@ import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
+import { ConnectionPool } from './connection-pool.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody, readBounded } from './read-body.js';
@@ -34,7 +35,10 @@ export interface StreamableHttpOptions {
   reconnectDelayMs?: number;
   /** The bound on the `DELETE` of a legacy session at close, in ms. Default 1000 (and never above `close(graceMs)`). */
   deleteTimeoutMs?: number;
-  /** Replaces the platform's `fetch` (undici), e.g. to give it a dispatcher. */
+  /**
+   * Replaces the platform's `fetch` (undici), e.g. to give it a dispatcher. Default: the
+   * platform's over connections of the channel's own, closed with it.
+   */
   fetch?: typeof fetch;
 }
 
@@ -64,11 +68,14 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   private getStreamStarted = false;
   private closing: Promise<void> | undefined;
   private readonly onSignal = () => void this.close();
+  /** The channel's own connections, unless the options bring a `fetch`. */
+  private readonly pool: ConnectionPool | undefined;
   readonly info: ChannelInfo;
 
   constructor(options: StreamableHttpOptions) {
     super();
-    this.config = exchangeConfig(options, { ...DEFAULT_RETRY, ...options.retry });
+    this.pool = options.fetch ? undefined : new ConnectionPool();
+    this.config = exchangeConfig({ ...options, fetch: options.fetch ?? this.pool!.fetch }, { ...DEFAULT_RETRY, ...options.retry });
     this.options = options;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     const self = this;
@@ -267,6 +274,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   private fail(reason: McpError): void {
     if (this.closeReason) return;
     this.abortAll();
+    void this.pool?.close();
     this.options.signal?.removeEventListener('abort', this.onSignal);
     this.fireClose(reason);
   }
@@ -278,6 +286,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
       const bound = Math.min(this.options.deleteTimeoutMs ?? 1000, graceMs ?? Number.POSITIVE_INFINITY);
       await deleteSession(this.config, this.sessionId, this.protocolVersion, bound);
     }
+    await this.pool?.close();
     this.fireClose(new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel was closed`, this.fields()));
   }
 
