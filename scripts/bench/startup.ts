@@ -32,10 +32,14 @@ const minimalEnv = (): Record<string, string> => {
  * the spawn: Node alone (`node -e 0`), an import of the package by its name (`dist/`, as
  * users get it) and of the SDK v2 client, `lazy-mcp serve`'s answer to `initialize` on
  * stdio (one echo server configured, a warm manifest cache; the answer needs no spawn),
- * and `lazy-mcp tools` from a warm cache until it exits. The variants alternate run by run.
+ * and `lazy-mcp tools` from a warm cache until it exits; beside them, the first construction
+ * of many servers in a fresh process (figure 5 has it warmed). The variants alternate run by run.
  */
 export async function startupFigure(plan: Plan, log: (text: string) => void): Promise<Metric[]> {
-  const figure = new Figure(10).define('startup', 'start-up: a fresh process with a minimal environment, wall time', 'ms', 'lower');
+  const n = plan.configuredServers;
+  const figure = new Figure(10)
+    .define('startup', 'start-up: a fresh process with a minimal environment, wall time', 'ms', 'lower')
+    .define('construct-fresh', `${n} servers configured: fromConfig, the first in a fresh process (after the import)`, 'ms', 'lower');
   const dir = mkdtempSync(join(tmpdir(), 'lazy-mcp-bench-startup-'));
   const cacheDir = join(dir, 'cache');
   const config = join(dir, 'mcp.json');
@@ -82,6 +86,29 @@ export async function startupFigure(plan: Plan, log: (text: string) => void): Pr
       child.stdin.write(`${JSON.stringify(initialize)}\n`);
     });
 
+  /** A fresh process imports the package, then times its first construction of `n` servers (and reports it on stdout). */
+  const constructFresh = () =>
+    new Promise<number>((resolve, reject) => {
+      const servers = Object.fromEntries(Array.from({ length: n }, (_, i) => [`echo${i}`, { command: server.command, args: server.args }]));
+      const script = [
+        "const { McpServerManager } = await import('lazy-mcp');",
+        `const config = { mcpServers: ${JSON.stringify(servers)} };`,
+        'const start = process.hrtime.bigint();',
+        'const manager = McpServerManager.fromConfig(config);',
+        'const ms = Number(process.hrtime.bigint() - start) / 1e6;',
+        "if (Object.values(manager.status()).some((s) => s.pid !== undefined)) throw new Error('spawned');",
+        'await manager.shutdown();',
+        'console.log(ms);',
+      ].join('\n');
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 && Number.isFinite(Number(out)) ? resolve(Number(out)) : reject(new Error(`construction child exited ${code}: ${stderr.slice(0, 500)}`))));
+    });
+
   const timed = (name: string, run: () => Promise<number>): Variant => ({ name, run: async () => figure.record('startup', name, await run()) });
   const variants = [
     timed(NODE_ALONE, () => untilExit(['-e', '0'])),
@@ -89,11 +116,12 @@ export async function startupFigure(plan: Plan, log: (text: string) => void): Pr
     timed(IMPORT_SDK2, () => untilExit(['--input-type=module', '-e', "await import('@modelcontextprotocol/client')"])),
     timed(SERVE_FIRST, serveFirstAnswer),
     timed(TOOLS_WARM, () => untilExit([cli, 'tools', '--config', config, '--cache-dir', cacheDir])),
+    { name: 'manager', run: async () => figure.record('construct-fresh', 'manager', await constructFresh()) },
   ];
   try {
     log(`figure 10: start-up, ${plan.startupRounds} rounds of ${variants.length} fresh processes`);
     for (const variant of variants) await variant.run(-1); // warm-up: the OS's file cache, and the manifest cache
-    for (const runs of Object.values(figure.metrics.get('startup')!.runs)) runs.length = 0;
+    for (const metric of figure.list()) for (const runs of Object.values(metric.runs)) runs.length = 0;
     await alternate(plan.startupRounds, variants, log);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -57,7 +57,8 @@ describe('npm run bench -- --quick', () => {
     const variants = (id: string) => Object.keys(results.metrics.find((m: { id: string }) => m.id === id).runs).sort();
     expect(variants('era-inflight')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era']);
     expect(variants('http-inflight')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era', 'sdk v2']);
-    for (const id of ['era-meta', 'http']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
+    expect(variants('startup')).toEqual(['import lazy-mcp', 'import sdk v2 client', 'node -e 0', 'serve: first answer', 'tools, warm cache']);
+    for (const id of ['era-meta', 'http', 'startup-import', 'startup-serve', 'startup-tools', 'construct-fresh']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
     for (const metric of results.metrics) {
       for (const values of Object.values(metric.runs) as number[][]) {
         expect(values.length).toBeGreaterThan(0);
