@@ -1,10 +1,11 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { McpError } from '../errors.js';
 import { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../protocol/types.js';
 import { PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
 import type { JsonRpcMessage } from '../transport/channel.js';
+import { bearerMatcher } from './bearer-token.js';
 import type { Gateway } from './gateway-server.js';
 import { HttpServerChannel } from './http-server-channel.js';
 
@@ -73,12 +74,8 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   };
   const allowedOrigin = (value: string | undefined): boolean =>
     value === undefined || LOOPBACK_ORIGIN.test(value) || (options.allowedOrigins ?? []).includes(value);
-  const authorized = (value: string | undefined): boolean => {
-    if (options.token === undefined) return true;
-    const given = Buffer.from(value?.startsWith('Bearer ') ? value.slice(7) : '');
-    const expected = Buffer.from(options.token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const matches = options.token === undefined ? undefined : bearerMatcher(options.token);
+  const authorized = (value: string | undefined): boolean => matches === undefined || matches(value);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedHost(req.headers.host)) return refuse(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
