@@ -24,7 +24,10 @@ export interface HttpListenerOptions {
   allowedHosts?: string[];
   /** Origins accepted besides the loopback ones (`http://localhost:*` and the like). A request without `Origin` is accepted. */
   allowedOrigins?: string[];
-  /** When set, every request must carry `Authorization: Bearer <token>`. Meant for non-loopback binds. */
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`. Required to bind
+   * beyond loopback: without it, anyone who can reach the port could call every tool.
+   */
   token?: string;
   /** Largest request body, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
@@ -58,7 +61,13 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const loopback = LOOPBACK_HOSTS.includes(host) || host === '::1';
+  const loopback = isLoopbackHost(host);
+  if (!loopback && (options.token === undefined || options.token === '')) {
+    throw new McpError(
+      'invalid-config',
+      `refusing to listen on ${host} without a token: beyond loopback anyone who can reach the port could call every tool; give a token (--token-file FILE or LAZY_MCP_TOKEN) or listen on 127.0.0.1`,
+    );
+  }
   const sessions = new Map<string, HttpServerChannel>();
   const lastSeen = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -67,7 +76,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
 
   const allowedHost = (value: string | undefined): boolean => {
     if (value === undefined) return false;
-    const allowed = options.allowedHosts ?? (loopback ? LOOPBACK_HOSTS : undefined);
+    const allowed = options.allowedHosts ?? (loopback ? [...LOOPBACK_HOSTS, host] : undefined);
     if (!allowed) return true;
     // A rebinding attacker's page sends its own name: the name decides, whatever the port.
     return allowed.includes(value) || allowed.includes(value.replace(/:\d+$/, ''));
@@ -185,6 +194,12 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       resolveClosed();
     })());
   return { url, closed, close };
+}
+
+/** Whether `host` (a bind address) is reachable from this machine only: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
