@@ -126,14 +126,19 @@ export async function serve(argv: readonly string[]): Promise<number> {
 
   const stop = () => void served.close();
   process.on('SIGINT', stop).on('SIGTERM', stop);
+  let failure: Error | undefined;
   try {
-    await served.done;
+    failure = await served.done;
   } finally {
     await served.close();
     await manager.shutdown();
     process.off('SIGINT', stop).off('SIGTERM', stop);
     // Nothing of ours is left to read: let the process end even if stdin is still referenced.
     process.stdin.unref?.();
+  }
+  if (failure) {
+    process.stderr.write(`lazy-mcp serve: ${failure.message}\n`);
+    return EXIT.failed;
   }
   return EXIT.ok;
 }

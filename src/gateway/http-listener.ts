@@ -125,6 +125,8 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       return refuse(res, 400, 'Parse error: the body is not JSON', -32700);
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return refuse(res, 400, 'the body must be one JSON-RPC message (batches are not accepted)', -32600);
+    const invalid = invalidMessage(message as unknown as Record<string, unknown>);
+    if (invalid !== undefined) return refuse(res, 400, `Invalid Request: ${invalid}`, -32600, validId((message as { id?: unknown }).id));
     const sse = (req.headers.accept ?? '').includes('text/event-stream');
     const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
     if (session) return session.accept(message, res, sse);
@@ -208,8 +210,32 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** An HTTP error with a JSON-RPC error body, as the SDK's clients expect. */
-function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+function refuse(res: ServerResponse, status: number, message: string, code = -32000, id: string | number | null = null): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+}
+
+/**
+ * Why a POSTed object is not a JSON-RPC request, notification or response, or undefined if
+ * it is one. Such a message would be acknowledged (202) and never answered.
+ */
+function invalidMessage(m: Record<string, unknown>): string | undefined {
+  if ('method' in m) {
+    if (typeof m.method !== 'string') return `"method" must be a string, got ${shown(m.method)}`;
+    if (m.id !== undefined && validId(m.id) === null) return `"id" must be a string or a number, got ${shown(m.id)}`;
+    if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null)) return `"params" must be an object or an array, got ${shown(m.params)}`;
+    return undefined;
+  }
+  if (!('result' in m) && !('error' in m)) return 'the message has no "method", "result" or "error"';
+  if (validId(m.id) === null && m.id !== null) return `"id" must be a string or a number, got ${shown(m.id)}`;
+  return undefined;
+}
+
+function validId(id: unknown): string | number | null {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function shown(value: unknown): string {
+  return value === undefined ? 'nothing' : `${JSON.stringify(value)?.slice(0, 60)} (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`;
 }
 
 /** The body as text, or undefined when it is over `max` bytes. */
