@@ -33,9 +33,13 @@ export interface HttpListenerOptions {
   maxBodyBytes?: number;
   /**
    * A legacy session with no request in flight, no GET stream and no request for this long
-   * is ended (a client that went away without DELETE), in ms. Default 30 minutes.
+   * is ended (a client that went away without DELETE), in ms. Default 5 minutes.
    */
   sessionIdleMs?: number;
+  /** Legacy sessions open at once, all clients together; an `initialize` beyond it gets 503. Default 128. */
+  maxSessions?: number;
+  /** Legacy sessions open at once from one client address; an `initialize` beyond it gets 429. Default 32. */
+  maxSessionsPerClient?: number;
 }
 
 /** The listening endpoint. */
@@ -47,7 +51,9 @@ export interface HttpListener {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
+const DEFAULT_MAX_SESSIONS = 128;
+const DEFAULT_MAX_SESSIONS_PER_CLIENT = 32;
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
@@ -71,6 +77,13 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const sessions = new Map<string, HttpServerChannel>();
   const lastSeen = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxPerClient = options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT;
+  for (const [field, value] of [['maxSessions', maxSessions], ['maxSessionsPerClient', maxPerClient], ['sessionIdleMs', idleMs]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`\`${field}\` must be a positive whole number, got ${String(value)} (${typeof value})`);
+  }
+  /** Sessions open per client address. */
+  const perClient = new Map<string, number>();
   const sockets = new Set<Socket>();
   let url = '';
 
@@ -131,13 +144,23 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
     if (session) return session.accept(message, res, sse);
     if (m.method === 'initialize') {
+      const client = req.socket.remoteAddress ?? '';
+      const refusal = sessionRefusal(client);
+      if (refusal) {
+        res.setHeader('retry-after', String(Math.ceil(idleMs / 1000)));
+        return refuse(res, refusal.status, refusal.message, -32000, validId((message as { id?: unknown }).id));
+      }
       const id = randomUUID();
       const channel = new HttpServerChannel(url, id, false);
       sessions.set(id, channel);
       lastSeen.set(id, Date.now());
+      perClient.set(client, (perClient.get(client) ?? 0) + 1);
       channel.onClose(() => {
         sessions.delete(id);
         lastSeen.delete(id);
+        const left = (perClient.get(client) ?? 1) - 1;
+        if (left > 0) perClient.set(client, left);
+        else perClient.delete(client);
       });
       gateway.connect(channel);
       res.setHeader('mcp-session-id', id);
@@ -153,6 +176,30 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     gateway.connect(channel);
     channel.accept(message, res, sse);
     if (channel.openRequests === 0) void channel.close();
+  };
+
+  /** Ends the sessions idle past the timeout (a client gone without DELETE); returns how many. */
+  const sweepIdle = (): number => {
+    const now = Date.now();
+    let ended = 0;
+    for (const [id, channel] of sessions) {
+      if (now - (lastSeen.get(id) ?? now) > idleMs && !channel.busy) {
+        void channel.close();
+        ended++;
+      }
+    }
+    return ended;
+  };
+  /** Why a new session may not open now (the caps), or undefined. */
+  const sessionRefusal = (client: string): { status: number; message: string } | undefined => {
+    if (sessions.size >= maxSessions || (perClient.get(client) ?? 0) >= maxPerClient) sweepIdle();
+    if ((perClient.get(client) ?? 0) >= maxPerClient) {
+      return { status: 429, message: `this client has ${maxPerClient} sessions open, the most one client may (maxSessionsPerClient); end one with DELETE or retry later` };
+    }
+    if (sessions.size >= maxSessions) {
+      return { status: 503, message: `the gateway has ${maxSessions} sessions open, the most it serves at once (maxSessions); retry later` };
+    }
+    return undefined;
   };
 
   const server = createServer((req, res) => {
@@ -174,12 +221,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const { port } = server.address() as AddressInfo;
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, channel] of sessions) {
-      if (now - (lastSeen.get(id) ?? now) > idleMs && !channel.busy) void channel.close();
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweep = setInterval(sweepIdle, Math.min(idleMs, 60_000));
   sweep.unref();
 
   let resolveClosed!: () => void;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { McpServerManager } from '../../src/manager/manager.js';
 import { type ServedGateway, serveGateway } from '../../src/gateway/serve-gateway.js';
 import type { HttpListenerOptions } from '../../src/gateway/http-listener.js';
@@ -76,5 +77,55 @@ describe('the stdio gateway and a message over the limit (item 12)', () => {
     const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 20_000).unref())]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/lazy-mcp serve: message exceeds the limit of 67108864 bytes \(maxMessageBytes\)/);
+  });
+});
+
+/** A POST from a given loopback source address, standing for a distinct client. */
+function postFrom(localAddress: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('the HTTP gateway caps its sessions (item 6)', () => {
+  it('per client and in total, each refusal a clear JSON-RPC error; an ended session frees its place', async () => {
+    const { url, served } = await serving({ maxSessions: 3, maxSessionsPerClient: 2 });
+    const a1 = await postFrom('127.0.0.1', url, initialize(1));
+    const a2 = await postFrom('127.0.0.1', url, initialize(2));
+    expect([a1.status, a2.status]).toEqual([200, 200]);
+    const a3 = await postFrom('127.0.0.1', url, initialize(3));
+    expect(a3.status).toBe(429);
+    expect(JSON.parse(a3.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32000, message: 'this client has 2 sessions open, the most one client may (maxSessionsPerClient); end one with DELETE or retry later' },
+    });
+    expect((await postFrom('127.0.0.2', url, initialize(4))).status).toBe(200);
+    const full = await postFrom('127.0.0.3', url, initialize(5));
+    expect(full.status).toBe(503);
+    expect(full.headers['retry-after']).toBe('300');
+    expect(JSON.parse(full.body).error.message).toBe('the gateway has 3 sessions open, the most it serves at once (maxSessions); retry later');
+    expect(served.gateway.connectionCount).toBe(3);
+
+    // A stateless 2026 request needs no session: it is served even now.
+    const stateless = await post(url, { jsonrpc: '2.0', id: 6, method: 'ping', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }, { ...modern, accept: 'application/json' });
+    expect(stateless.status).toBe(200);
+    await stateless.body?.cancel();
+
+    const ended = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': a1.headers['mcp-session-id'] as string } });
+    expect(ended.status).toBe(204);
+    expect((await postFrom('127.0.0.3', url, initialize(7))).status).toBe(200);
+  });
+
+  it('refuses nonsense caps, naming the option', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: {} });
+    cleanups.push(() => manager.shutdown());
+    const error = await serveGateway(manager, { transport: 'http', http: { maxSessions: 0 } }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('`maxSessions` must be a positive whole number, got 0 (number)');
   });
 });
