@@ -55,6 +55,8 @@ export class ExchangeAborted extends Error {}
 export async function exchange(config: ExchangeConfig, request: ExchangeRequest): Promise<Response> {
   let retries = 0;
   let authRetried = false;
+  let target = config.url;
+  let redirects = 0;
   for (;;) {
     const headers = new Headers(config.headers);
     const authorization = config.auth ? await config.auth.authorization() : undefined;
@@ -62,12 +64,13 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
     for (const [key, value] of Object.entries(request.headers)) headers.set(key, value);
     let response: Response;
     try {
-      response = await config.fetch(config.url, {
+      // Never 'follow': fetch would send the configured headers and the body wherever a server points.
+      response = await config.fetch(target, {
         method: request.method,
         headers,
         ...(request.body === undefined ? {} : { body: request.body }),
         signal: request.signal,
-        redirect: 'follow',
+        redirect: 'manual',
       });
     } catch (error) {
       if (request.signal.aborted) throw new ExchangeAborted('aborted');
@@ -76,6 +79,13 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
         continue;
       }
       throw connectFailed(config.server, config.url, error);
+    }
+    const next = redirectTarget(config, request, target, response, redirects);
+    if (next) {
+      await discardBody(response);
+      target = next;
+      redirects++;
+      continue;
     }
     const challenge = authChallenge(response);
     if (challenge && config.auth && !authRetried) {
@@ -108,6 +118,42 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
     }
     return response;
   }
+}
+
+/** Redirects one request may follow, all within the server's origin. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Where a redirect answer sends the request, if it may follow: only within the origin it
+ * was sent to (the configured headers, the authorization and the body go with it), a
+ * 307/308 for any method, a 301/302/303 for a GET. A redirect elsewhere is refused.
+ */
+function redirectTarget(config: ExchangeConfig, request: ExchangeRequest, from: URL, response: Response, hops: number): URL | undefined {
+  if (response.status < 300 || response.status >= 400 || response.status === 304) return undefined;
+  const location = response.headers.get('location');
+  const fields = { ...(config.server === undefined ? {} : { server: config.server }), phase: 'connect' as const, status: response.status };
+  let next: URL | undefined;
+  try {
+    next = location === null ? undefined : new URL(location, from);
+  } catch {
+    next = undefined;
+  }
+  if (next === undefined) {
+    throw new McpError('connect-failed', `${serverLabel(config.server)}${request.label} was answered HTTP ${response.status} without a usable Location`, fields);
+  }
+  if (next.origin !== from.origin) {
+    throw new McpError(
+      'connect-failed',
+      `${serverLabel(config.server)}${request.label} was redirected (HTTP ${response.status}) to another origin, ${next.origin}; not following it with the server's headers${request.body === undefined ? '' : ' and the request body'}: put the new URL in the config if it is right`,
+      fields,
+    );
+  }
+  const keepsMethod = response.status === 307 || response.status === 308;
+  if (!keepsMethod && request.method !== 'GET') {
+    throw new McpError('connect-failed', `${serverLabel(config.server)}${request.label} was answered HTTP ${response.status} (a redirect that would drop the ${request.method}'s body); only 307 and 308 are followed for it`, fields);
+  }
+  if (hops >= MAX_REDIRECTS) throw new McpError('connect-failed', `${serverLabel(config.server)}${request.label} was redirected more than ${MAX_REDIRECTS} times`, fields);
+  return next;
 }
 
 /** 401, or 403 whose challenge asks for more scope (step-up); otherwise undefined. */
