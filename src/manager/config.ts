@@ -2,6 +2,7 @@ import { McpError } from '../errors.js';
 import type { ServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
 import { type ConfigSource, parseConfigText } from './config-text.js';
+import { withoutUserinfo } from '../transport/http/shown-url.js';
 import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './expand-vars.js';
 import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
 import type { HealthCheck } from './health.js';
@@ -53,6 +54,8 @@ export interface ResolvedRemoteServer {
   transport: 'http' | 'sse';
   /** An http or https URL. */
   url: string;
+  /** `url` as status and messages show it: values that came from `${VAR}` as `***`, userinfo as `***`. */
+  shownUrl: string;
   headers: Record<string, string>;
   oauth?: OAuthConfig;
   timeout?: number;
@@ -102,7 +105,9 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       }
     };
     if ((type !== undefined && REMOTE_TYPES.has(type)) || (type === undefined && entry.command === undefined && entry.url !== undefined)) {
-      return resolveRemote(name, entry, type === 'sse' ? 'sse' : 'http', expand);
+      // The same expansion with every variable's value hidden: what the URL may be shown as.
+      const hidden = (value: string) => expandVars(value, new Proxy(hostEnv, { get: (env, key) => (typeof key === 'string' && env[key] ? '***' : env[key as string]) }), context);
+      return resolveRemote(name, entry, type === 'sse' ? 'sse' : 'http', expand, hidden);
     }
     if (type !== undefined && type !== 'stdio') throw new EntryError('type', `must be "stdio", "http", "sse" or "streamable-http", got ${describe(type)}`);
     const command = optional(entry, 'command', 'string');
@@ -147,7 +152,13 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
 }
 
 /** A `type: "http" | "streamable-http" | "sse"` entry (or one with only a `url`). */
-function resolveRemote(name: string, entry: Record<string, unknown>, transport: 'http' | 'sse', expand: (field: string, value: string) => string): ServerEntry {
+function resolveRemote(
+  name: string,
+  entry: Record<string, unknown>,
+  transport: 'http' | 'sse',
+  expand: (field: string, value: string) => string,
+  hidden: (value: string) => string,
+): ServerEntry {
   const rawUrl = optional(entry, 'url', 'string');
   if (rawUrl === undefined || rawUrl.trim() === '') throw new EntryError('url', `is required for a${transport === 'sse' ? 'n sse' : 'n http'} server`);
   const url = httpUrl('url', expand('url', rawUrl));
@@ -170,6 +181,7 @@ function resolveRemote(name: string, entry: Record<string, unknown>, transport: 
   const config: ResolvedRemoteServer = {
     transport,
     url,
+    shownUrl: withoutUserinfo(hidden(rawUrl)),
     headers,
     ...(oauth === undefined ? {} : { oauth }),
     ...(timeout === undefined ? {} : { timeout }),

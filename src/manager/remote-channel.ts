@@ -13,7 +13,7 @@ export function openRemoteChannel(
   options: { name: string; maxMessageBytes?: number; auth?: AuthProvider; signal: AbortSignal },
 ): Channel {
   return createHttpChannel(
-    { transport: config.transport, url: config.url, headers: config.headers },
+    { transport: config.transport, url: config.url, shownUrl: config.shownUrl, headers: config.headers },
     {
       name: options.name,
       signal: options.signal,

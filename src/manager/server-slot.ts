@@ -163,7 +163,7 @@ export class ServerSlot {
     return {
       state: this.current,
       transport: remote?.transport ?? 'stdio',
-      ...(remote ? { url: remote.url } : {}),
+      ...(remote ? { url: remote.shownUrl } : {}),
       ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: this.host.metrics.restarts,
       ...(this.lastError ? { lastError: this.lastError } : {}),

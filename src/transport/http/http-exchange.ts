@@ -3,10 +3,13 @@ import type { AuthProvider } from './auth-provider.js';
 import { connectFailed } from './fetch-failure.js';
 import { discardBody } from './read-body.js';
 import { delay, RETRYABLE_STATUS, type RetryOptions } from './retry-policy.js';
+import { shownOrigin, withoutUserinfo } from './shown-url.js';
 
 /** What every HTTP request of one channel shares. */
 export interface ExchangeConfig {
   url: URL;
+  /** The URL as messages show it: no userinfo, no value that came from a `${VAR}`. */
+  shown: string;
   server?: string;
   /** The config's `headers`, sent on every request. */
   headers: Record<string, string>;
@@ -17,15 +20,25 @@ export interface ExchangeConfig {
 
 /** What a channel's options say about its requests; the url is checked here, once for every HTTP channel. */
 export function exchangeConfig(
-  options: { url: string | URL; name?: string; headers?: Record<string, string>; auth?: AuthProvider; fetch?: typeof fetch },
+  options: { url: string | URL; shownUrl?: string; name?: string; headers?: Record<string, string>; auth?: AuthProvider; fetch?: typeof fetch },
   retry: RetryOptions,
 ): ExchangeConfig {
   const url = new URL(options.url);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${url.href}`);
+  const shown = withoutUserinfo(options.shownUrl ?? url.href);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`url must be http or https, got ${shown}`);
+  const headers = { ...options.headers };
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses a URL with credentials (quoting it in its error); they are Basic credentials, sent as such.
+    const hasAuthorization = Object.keys(headers).some((key) => key.toLowerCase() === 'authorization');
+    if (!hasAuthorization) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
   return {
     url,
+    shown,
     ...(options.name === undefined ? {} : { server: options.name }),
-    headers: options.headers ?? {},
+    headers,
     ...(options.auth === undefined ? {} : { auth: options.auth }),
     retry,
     fetch: options.fetch ?? globalThis.fetch,
@@ -78,7 +91,7 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
         await delay(config.retry.baseDelayMs * 2 ** retries++, request.signal);
         continue;
       }
-      throw connectFailed(config.server, config.url, error);
+      throw connectFailed(config.server, shownOrigin(config.shown), error);
     }
     const next = redirectTarget(config, request, target, response, redirects);
     if (next) {

@@ -73,7 +73,7 @@ export function unreachable(http: OAuthHttp, url: URL, what: string, error: unkn
   if (error instanceof McpError) return error;
   const timedOut = (error as Error | undefined)?.name === 'TimeoutError';
   const reason = timedOut ? `no answer within ${http.timeoutMs} ms` : systemReason(error);
-  return authError(http, timedOut ? 'timeout' : 'connect-failed', `cannot reach the ${what} at ${url.href} (${reason})`, { cause: error });
+  return authError(http, timedOut ? 'timeout' : 'connect-failed', `cannot reach the ${what} at ${url.origin}${url.pathname} (${reason})`, { cause: error });
 }
 
 function systemReason(error: unknown): string {
@@ -110,7 +110,7 @@ export function fromLibraryError(http: OAuthHttp, error: unknown, what: string, 
     return authError(http, 'auth-required', `the authorization was refused (${error.error}${detail}); ${loginHint(http.server)}`, { cause: error });
   }
   if (error instanceof oauth.OperationProcessingError || error instanceof oauth.UnsupportedOperationError) {
-    return authError(http, 'protocol-error', `the ${what} at ${url.href} broke the OAuth protocol: ${error.message}`, { cause: error });
+    return authError(http, 'protocol-error', `the ${what} at ${url.origin}${url.pathname} broke the OAuth protocol: ${error.message}`, { cause: error });
   }
   return unreachable(http, url, what, error);
 }
