@@ -4,7 +4,7 @@
 // the 2026 era beside the legacy era, and Streamable HTTP against the SDK v2 client.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search, metrics, era, http; no chart then).
+// throughput, latency, big, cold, many, search, metrics, era, http, startup; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,11 +21,12 @@ import { collect } from './bench/procs.js';
 import { cpuTicks, machine, markdown, type Report, svgChart } from './bench/report.js';
 import { type Metric, withSummary } from './bench/runs.js';
 import { searchFigure } from './bench/search.js';
+import { startupFigure } from './bench/startup.js';
 import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -80,6 +81,7 @@ try {
   if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));
   if (wanted('search')) metrics.push(...searchFigure(plan, log));
   if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
+  if (wanted('startup')) metrics.push(...(await startupFigure(plan, log)));
 } finally {
   pin(ALL_CPUS);
   clearInterval(sampler);

@@ -2,7 +2,9 @@ export { McpError, isMcpError } from './errors.js';
 export type { McpErrorCode, McpPhase, RpcErrorData } from './errors.js';
 
 export { McpClient } from './protocol/client.js';
-export type { ConnectOptions, McpClientEvents, ServerConfig } from './protocol/client.js';
+export type { ConnectOptions, McpClientEvents, RemoteServerConfig, RequestOptions, ServerConfig, StdioServerConfig } from './protocol/client.js';
+export type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from './transport/channel.js';
+export type { ExitStatus } from './transport/server-process.js';
 export type {
   CallOptions,
   AudioContent,
@@ -43,6 +45,7 @@ export type { ServerMetrics } from './manager/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';
+export type { CacheHintsMode } from './manager/tool-catalog.js';
 export type { ManagedPrompt } from './manager/prompt-index.js';
 export type { ServerDescription } from './manager/server-description.js';
 export type { CompleteOptions, LogLevel } from './manager/pool-requests.js';

@@ -53,7 +53,7 @@ it('type-checks a strict consumer that narrows tool content on its type', async 
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   writeFileSync(
     join(project, 'consumer.ts'),
-    `import { McpServerManager, isMcpError, type CallToolResult, type ContentBlock } from 'lazy-mcp';
+    `import { McpClient, McpServerManager, isMcpError, type CallToolResult, type Channel, type ContentBlock, type ExitStatus, type RequestOptions } from 'lazy-mcp';
 import { toAnthropicTool } from 'lazy-mcp/adapters';
 
 export function describe(block: ContentBlock): string {
@@ -80,6 +80,14 @@ export async function firstText(manager: McpServerManager): Promise<string> {
 }
 
 export const tools = async (manager: McpServerManager) => (await manager.listTools()).map((t) => toAnthropicTool(t));
+
+// McpClient.over a host's own channel, and connect to a remote entry (#25 item 13).
+export function over(channel: Channel): Promise<McpClient> {
+  return McpClient.over(channel, { name: 'own' });
+}
+export const remote = (): Promise<McpClient> => McpClient.connect({ type: 'http', url: 'http://127.0.0.1:9/mcp' });
+export const quick: RequestOptions = { timeout: 1000 };
+export const exited = (status: ExitStatus): string => String(status.exitCode ?? status.signal);
 `,
   );
   const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -27,6 +27,8 @@ export interface Plan {
   /** Live connections opened to weigh one. */
   liveServers: number;
   memoryRounds: number;
+  /** Rounds of the start-up figure (each a fresh process of every variant). */
+  startupRounds: number;
 }
 
 export const FULL: Plan = {
@@ -48,6 +50,7 @@ export const FULL: Plan = {
   idleServers: 2000,
   liveServers: 10,
   memoryRounds: 3,
+  startupRounds: 15,
 };
 
 /** A smoke run of seconds: every figure, every client path, tiny counts. */
@@ -70,4 +73,5 @@ export const QUICK: Plan = {
   idleServers: 200,
   liveServers: 2,
   memoryRounds: 1,
+  startupRounds: 1,
 };

@@ -1,6 +1,8 @@
 import { MANAGER_CACHED } from './cold.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
 import type { MetricSummary } from './runs.js';
+import { IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
+import { quantile } from './stats.js';
 
 /** One goal of issue 16, checked against this run's medians. */
 export interface TargetResult {
@@ -132,7 +134,46 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
   } else {
     out.push(notMeasured('metrics', 'cost of manager.metrics()', 'not measured: manager.metrics() is not wired on this build (helper ops is wiring it); the hook is scripts/bench/metrics-cost.ts'));
   }
+  if (has(metrics, 'startup')) out.push(...startupTargets(metrics));
+  else out.push(notMeasured('startup-import', 'import of the package ≤ 2.5× node -e 0', 'not measured: run without the startup group'));
   return out;
+}
+
+/**
+ * Issue 34's start-up goals: ratios of medians taken side by side, with each side's
+ * min–max and the median of the ratios paired round by round (the machine's speed drifts
+ * less within a round than across the run).
+ */
+function startupTargets(metrics: readonly MetricSummary[]): TargetResult[] {
+  const metric = metrics.find((x) => x.id === 'startup')!;
+  const spread = (variant: string) => {
+    const s = metric.summary[variant];
+    return `${variant} ${s.median.toFixed(0)} ms (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
+  };
+  const paired = (a: string, b: string) => {
+    const ra = metric.runs[a] ?? [];
+    const rb = metric.runs[b] ?? [];
+    const ratios = ra.slice(0, rb.length).map((v, i) => v / rb[i]).sort((x, y) => x - y);
+    return { median: quantile(ratios, 0.5), min: ratios[0], max: ratios[ratios.length - 1] };
+  };
+  const goal = (id: string, text: string, a: string, b: string, limit: number): TargetResult => {
+    const value = metric.summary[a].median / metric.summary[b].median;
+    const p = paired(a, b);
+    return {
+      id,
+      goal: text,
+      measured: value,
+      unit: 'x',
+      basis: `median ÷ median: ${spread(a)} ÷ ${spread(b)}; paired by round: ${p.median.toFixed(2)}× (${p.min.toFixed(2)}–${p.max.toFixed(2)})`,
+      met: value <= limit,
+    };
+  };
+  return [
+    goal('startup-import', 'import of the package ≤ 2.5× node -e 0', IMPORT_OURS, NODE_ALONE, 2.5),
+    goal('startup-import-sdk2', "import of the package ≤ 0.4× the SDK v2 client's import", IMPORT_OURS, IMPORT_SDK2, 0.4),
+    goal('startup-serve', "lazy-mcp serve's first answer (stdio, warm cache) ≤ 3× node -e 0", SERVE_FIRST, NODE_ALONE, 3),
+    goal('startup-tools', 'lazy-mcp tools, warm cache ≤ 4× node -e 0', TOOLS_WARM, NODE_ALONE, 4),
+  ];
 }
 
 function notMeasured(id: string, goal: string, basis: string): TargetResult {

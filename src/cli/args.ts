@@ -53,6 +53,7 @@ Usage:
   lazy-mcp login <server>
   lazy-mcp prompts [--server S]... [--json]
   lazy-mcp prompt <public-name> [json-args] [--timeout MS] [--json]
+  lazy-mcp serve [--http] [options]   (see lazy-mcp serve --help)
 
 Commands:
   tools       list every tool: public name, server, first line of its description
@@ -67,6 +68,8 @@ Commands:
   login       authorize lazy-mcp with a remote (OAuth) server: prints the URL to open
   prompts     list every prompt: public name, server, arguments, description
   prompt      get one prompt by its public name, its arguments as a JSON object of strings
+  serve       serve the pool as one MCP server, over stdio or Streamable HTTP, for an MCP
+              client (Claude Desktop, Claude Code, Cursor, VS Code); it has options of its own
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
@@ -119,7 +122,10 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   prompt: { options: ['timeout', 'max-time'], required: ['public-name'], optional: ['json-args'] },
 };
 
-const COMMAND_LIST = 'tools, tool, call, resources, read, status, login, prompts and prompt';
+const COMMAND_LIST = 'tools, tool, call, resources, read, status, login, prompts, prompt and serve';
+
+/** `serve` parses its own options (see serve.ts), so it is not in {@link COMMANDS}; it is a command all the same. */
+const SERVE = 'serve';
 
 const GLOBAL: OptionName[] = ['config', 'from', 'cache-dir', 'json', 'verbose', 'help', 'version'];
 
@@ -137,8 +143,10 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
 
   const [name, ...rest] = positionals;
   if (name === undefined) throw new UsageError(`no command given; the commands are ${COMMAND_LIST}`);
+  // Options before it would be read as the one-shot commands' options, not serve's.
+  if (name === SERVE) throw new UsageError('"serve" takes its options after it: lazy-mcp serve [options]');
   if (!Object.hasOwn(COMMANDS, name)) {
-    throw new UsageError(`unknown command ${JSON.stringify(name)}${didYouMean(closest(name, Object.keys(COMMANDS))) || `; the commands are ${COMMAND_LIST}`}`);
+    throw new UsageError(`unknown command ${JSON.stringify(name)}${didYouMean(closest(name, [...Object.keys(COMMANDS), SERVE])) || `; the commands are ${COMMAND_LIST}`}`);
   }
   const spec = COMMANDS[name as Command['name']];
 

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse as parseJsonc } from 'jsonc-parser';
 import { serveGateway } from '../gateway/serve-gateway.js';
 import { McpServerManager } from '../index.js';
+import { parseConfigText } from '../manager/config-text.js';
 import { EXIT, UsageError } from './args.js';
 import { bundledConfigPath, packageVersion, prepareEnvironment } from './environment.js';
 import { oneLine } from './format.js';
@@ -66,7 +66,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return EXIT.usage;
   }
   if (values.help) {
-    process.stderr.write(SERVE_USAGE);
+    // Asked for, so it is the output: stdout, as for every command (a client never sends --help).
+    process.stdout.write(SERVE_USAGE);
     return EXIT.ok;
   }
   prepareEnvironment();
@@ -103,7 +104,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
       ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
     });
   } catch (error) {
-    process.stderr.write(`lazy-mcp serve: ${(error as Error).message}\n`);
+    process.stderr.write(`lazy-mcp serve: ${oneLine((error as Error).message)}\n`);
     return EXIT.usage;
   }
   if (values.verbose) manager.on('stderr', ({ server, line }) => process.stderr.write(`[${server}] ${line}\n`));
@@ -153,9 +154,9 @@ function configFile(explicit: string | undefined): string {
 function gatewaySection(path: string): GatewaySection {
   let parsed: unknown;
   try {
-    parsed = parseJsonc(readFileSync(path, 'utf8'));
+    parsed = parseConfigText(readFileSync(path, 'utf8'));
   } catch {
-    return {}; // the manager reports an unreadable file with the details
+    return {}; // the manager reports an unreadable or invalid file with the details
   }
   const section = (parsed as { gateway?: unknown } | undefined)?.gateway;
   if (section === undefined) return {};

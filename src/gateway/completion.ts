@@ -1,6 +1,6 @@
 import type { ToolSession } from '../manager/session.js';
 import { INVALID_PARAMS, rpcFailure } from './error-map.js';
-import type { ResourceRouter } from './resource-router.js';
+import { type ResourceRouter, serverUri } from './resource-router.js';
 
 /**
  * `completion/complete` for a gateway client: a prompt (by its public name) or a resource
@@ -32,13 +32,14 @@ export async function complete(
   }
   if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
     const uri = ref.uri;
-    let server = router.serverOfTemplate(uri);
-    if (server === undefined) {
+    let route = router.routeTemplate(uri);
+    if (route === undefined) {
       await listTemplates();
-      server = router.serverOfTemplate(uri);
+      route = router.routeTemplate(uri);
     }
-    if (server === undefined) throw rpcFailure(INVALID_PARAMS, `completion/complete: no server of this gateway lists the resource template ${JSON.stringify(uri)}`, { ref });
-    return { completion: await session.complete(server, { type: 'ref/resource', uri }, wanted, options) };
+    if (route === undefined) throw rpcFailure(INVALID_PARAMS, `completion/complete: no server of this gateway lists the resource template ${JSON.stringify(uri)}`, { ref });
+    if ('shared' in route) throw rpcFailure(INVALID_PARAMS, `completion/complete: servers ${route.shared.join(', ')} all list ${JSON.stringify(uri)}; name one as ${route.shared.map((server) => serverUri(server, uri)).join(', ')}`, { ref });
+    return { completion: await session.complete(route.server, { type: 'ref/resource', uri: route.uri }, wanted, options) };
   }
   throw rpcFailure(INVALID_PARAMS, `completion/complete "ref" must be { type: "ref/prompt", name } or { type: "ref/resource", uri }, got ${JSON.stringify(ref) ?? 'nothing'}`);
 }

@@ -13,7 +13,7 @@ import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './er
 import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
 import { HttpServerChannel } from './http-server-channel.js';
 import { complete } from './completion.js';
-import { ResourceRouter } from './resource-router.js';
+import { ResourceRouter, serverUri } from './resource-router.js';
 
 /** How the pool is presented to the gateway's clients. */
 export interface GatewayOptions {
@@ -38,12 +38,25 @@ export interface GatewayOptions {
   inputTimeoutMs?: number;
 }
 
-/** 2026 methods whose results must carry cache hints (`ttlMs`, `cacheScope`). */
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
 const DEFAULT_INPUT_TIMEOUT_MS = 600_000;
 
-const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+/**
+ * 2026 methods whose results must carry cache hints, with the `ttlMs` the gateway gives
+ * them: a client may keep the pool's description and tool list a minute (a subscribed
+ * client hears tools/list_changed at once), the other listings, which change unannounced,
+ * ten seconds; a resource's contents are the backend's and may change at any time. Always
+ * `private`: what a client sees may depend on who it is.
+ */
+const CACHE_TTL_MS: ReadonlyMap<string, number> = new Map([
+  ['server/discover', 60_000],
+  ['tools/list', 60_000],
+  ['prompts/list', 10_000],
+  ['resources/list', 10_000],
+  ['resources/templates/list', 10_000],
+  ['resources/read', 0],
+]);
 
 /** `_meta` key of a 2026 notification sent on a `subscriptions/listen` stream. */
 const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
@@ -219,9 +232,9 @@ export class GatewayConnection {
       }
       if (!modern) return result;
       const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
-      // Listings are answered from the pool's index (cheap) and change when a backend's do: never cached by the client.
       if (isInputRequired(result)) return { ...result, resultType: 'input_required', _meta: meta };
-      const hints = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
+      const ttlMs = CACHE_TTL_MS.get(method);
+      const hints = ttlMs === undefined ? {} : { ttlMs, cacheScope: 'private' };
       return { ...result, ...hints, resultType: 'complete', _meta: meta };
     });
   }
@@ -349,16 +362,15 @@ export class GatewayConnection {
     return rounds ?? ((await this.session.getPrompt(name, promptArgs, { signal: ctx.signal })) as unknown as Record<string, unknown>);
   }
 
+  /** Every server's resources; a URI two servers list is shown once per server, as `lazy-mcp:<server>/<uri>` (see resource-router.ts). */
   private async listResources(): Promise<Record<string, unknown>> {
     const resources = await this.session.listResources();
-    this.gateway.router.learnResources(resources);
-    return { resources: resources.map((r) => r.resource) };
+    return { resources: this.gateway.router.learnResources(resources) };
   }
 
   private async listTemplates(): Promise<Record<string, unknown>> {
     const templates = await this.session.listResourceTemplates();
-    this.gateway.router.learnTemplates(templates);
-    return { resourceTemplates: templates.map((t) => t.resourceTemplate) };
+    return { resourceTemplates: this.gateway.router.learnTemplates(templates) };
   }
 
   /** Reads from the server whose listing named the URI; a URI no listing named is looked for by listing first. */
@@ -366,15 +378,20 @@ export class GatewayConnection {
     const { uri } = params;
     if (typeof uri !== 'string') throw rpcFailure(INVALID_PARAMS, `resources/read needs a "uri" string, got ${JSON.stringify(uri) ?? 'nothing'}`);
     const router = this.gateway.router;
-    let server = router.serverOf(uri);
-    if (server === undefined) {
+    let route = router.route(uri);
+    if (route === undefined) {
       await Promise.all([this.listResources(), this.listTemplates()]);
-      server = router.serverOf(uri);
+      route = router.route(uri);
     }
-    if (server === undefined) throw rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: no server of this gateway lists ${JSON.stringify(uri)}`, { uri });
-    const owner = server;
-    const rounds = this.withRounds(`resources/read ${JSON.stringify(uri)}`, params, ctx, undefined, (session, options) => session.readResource(owner, uri, options));
-    return rounds ?? this.session.readResource(server, uri, { signal: ctx.signal });
+    if (route === undefined) throw rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: no server of this gateway lists ${JSON.stringify(uri)}`, { uri });
+    if ('shared' in route) {
+      const choices = route.shared.map((server) => serverUri(server, uri)).join(', ');
+      throw rpcFailure(INVALID_PARAMS, `resources/read: servers ${route.shared.join(', ')} all list ${JSON.stringify(uri)}; read one of ${choices}`, { uri });
+    }
+    const { server, uri: own } = route;
+    const shown = (result: Record<string, unknown>) => (own === uri ? result : asRequested(result, own, uri));
+    const rounds = this.withRounds(`resources/read ${JSON.stringify(uri)}`, params, ctx, undefined, (session, options) => session.readResource(server, own, options));
+    return rounds ? shown(await rounds) : shown((await this.session.readResource(server, own, { signal: ctx.signal })) as unknown as Record<string, unknown>);
   }
 
   /**
@@ -425,4 +442,11 @@ function nameAndArguments(method: string, noun: string, params: Record<string, u
     throw rpcFailure(INVALID_PARAMS, `${method} "arguments" must be an object, got ${JSON.stringify(args)}`);
   }
   return { name, args: (args ?? {}) as Record<string, unknown> };
+}
+
+/** A read's result under the URI the client asked for: contents the server gave under its own URI say the gateway's. */
+function asRequested(result: Record<string, unknown>, own: string, requested: string): Record<string, unknown> {
+  const { contents } = result;
+  if (!Array.isArray(contents)) return result;
+  return { ...result, contents: contents.map((c: unknown) => (c !== null && typeof c === 'object' && (c as { uri?: unknown }).uri === own ? { ...c, uri: requested } : c)) };
 }

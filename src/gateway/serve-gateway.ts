@@ -1,9 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { McpError } from '../errors.js';
 import type { McpServerManager } from '../manager/manager.js';
-import { Gateway, type GatewayOptions } from './gateway-server.js';
-import { type HttpListenerOptions, listenHttp } from './http-listener.js';
-import { StdioServerChannel } from './stdio-server-channel.js';
+import type { Gateway, GatewayOptions } from './gateway-server.js';
+import type { HttpListenerOptions } from './http-listener.js';
 
 export interface ServeGatewayOptions extends GatewayOptions {
   /** `"stdio"` (default): one client on `input`/`output`; `"http"`: Streamable HTTP on `host`:`port`. */
@@ -36,13 +35,17 @@ export interface ServedGateway {
  * EOF ends it (`done`); the caller then shuts the manager down, which stops every backend.
  */
 export async function serveGateway(manager: McpServerManager, options: ServeGatewayOptions = {}): Promise<ServedGateway> {
+  // Loaded here, not with the package: only a process that serves needs the gateway.
+  const { Gateway } = await import('./gateway-server.js');
   const gateway = new Gateway(manager, options);
   let closing: Promise<void> | undefined;
   if (options.transport === 'http') {
+    const { listenHttp } = await import('./http-listener.js');
     const listener = await listenHttp(gateway, options.http);
     const close = () => (closing ??= Promise.all([listener.close(), gateway.close()]).then(() => undefined));
     return { gateway, url: listener.url, done: listener.closed.then(() => undefined), close };
   }
+  const { StdioServerChannel } = await import('./stdio-server-channel.js');
   const channel = new StdioServerChannel(options.input ?? process.stdin, options.output ?? process.stdout);
   const done = new Promise<McpError | undefined>((resolve) => channel.onClose((reason) => resolve(reason.code === 'protocol-error' ? reason : undefined)));
   gateway.connect(channel);

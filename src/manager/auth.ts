@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { McpError, serverLabel } from '../errors.js';
-import { createOAuthProvider, type Authorize, type OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
-import { loopbackAuthorize } from '../transport/http/oauth/loopback-authorize.js';
-import { FileTokenStore, type TokenStore } from '../transport/http/oauth/token-store.js';
+import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OAuthProviderOptions } from '../transport/http/oauth/oauth-provider.js';
+import { authorizationContext, FileTokenStore, tokenStoreKey, type TokenStore } from '../transport/http/oauth/token-store.js';
 import type { ResolvedRemoteServer } from './config.js';
 import { defaultStateDir } from './state-dir.js';
 
@@ -45,7 +44,7 @@ export class PoolAuth {
     const known = this.providers.get(server);
     if (known && known.url === config.url) return known.provider;
     const authorize = this.options.authorize;
-    const provider = createOAuthProvider({
+    const provider = new DeferredOAuthProvider({
       server,
       resourceUrl: new URL(config.url),
       config: config.oauth,
@@ -62,17 +61,69 @@ export class PoolAuth {
     if (!provider) {
       throw new McpError('invalid-arguments', `${serverLabel(server)}login needs an HTTP server with "oauth" in its config entry`, { server, phase: 'auth' });
     }
+    const loopback = async () => (await import('../transport/http/oauth/loopback-authorize.js')).loopbackAuthorize;
     const authorize =
       options.authorize ??
       (options.openUrl
-        ? loopbackAuthorize({ print: options.openUrl, open: false, ...pick(options) })
-        : (this.options.authorize ?? loopbackAuthorize(pick(options))));
+        ? (await loopback())({ print: options.openUrl, open: false, ...pick(options) })
+        : (this.options.authorize ?? (await loopback())(pick(options))));
     await provider.login({ authorize });
   }
 
   private tokenStore(): TokenStore {
     this.store ??= this.options.tokenStore ?? new FileTokenStore(join(this.options.stateDir ?? defaultStateDir(), 'oauth'));
     return this.store;
+  }
+}
+
+let oauthClient: Promise<typeof import('../transport/http/oauth/oauth-provider.js')> | undefined;
+
+/**
+ * A server's OAuth provider before its first authorization: the OAuth client (and
+ * oauth4webapi behind it) is loaded when a request first needs a token, a 401 or a login.
+ * Whether tokens are held, and their context, are read from the store without it: a
+ * listing served from the cache never loads the OAuth code.
+ */
+class DeferredOAuthProvider implements OAuthProvider {
+  readonly server: string;
+  private provider: Promise<OAuthProvider> | undefined;
+
+  constructor(private readonly options: OAuthProviderOptions) {
+    this.server = options.server;
+  }
+
+  private loaded(): Promise<OAuthProvider> {
+    return (this.provider ??= (oauthClient ??= import('../transport/http/oauth/oauth-provider.js')).then((module) => module.createOAuthProvider(this.options)));
+  }
+
+  async authorization(): Promise<string | undefined> {
+    return (await this.loaded()).authorization();
+  }
+
+  async unauthorized(challenge: Parameters<OAuthProvider['unauthorized']>[0]): Promise<'retry'> {
+    return (await this.loaded()).unauthorized(challenge);
+  }
+
+  async login(options?: ProviderLoginOptions): Promise<void> {
+    return (await this.loaded()).login(options);
+  }
+
+  async logout(): Promise<void> {
+    return (await this.loaded()).logout();
+  }
+
+  async hasTokens(): Promise<boolean> {
+    if (this.provider) return (await this.provider).hasTokens();
+    return (await this.stored())?.tokens !== undefined;
+  }
+
+  async context(): Promise<string> {
+    if (this.provider) return (await this.provider).context();
+    return authorizationContext((await this.stored())?.tokens?.accessToken);
+  }
+
+  private stored() {
+    return this.options.tokenStore.get(tokenStoreKey(this.server, this.options.resourceUrl));
   }
 }
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
-import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import type * as Jsonc from 'jsonc-parser';
+import type { Node, ParseError } from 'jsonc-parser';
 import { McpError } from '../errors.js';
 
 /** What `${…}` expansion may know about where a config came from. */
@@ -44,15 +46,31 @@ const PROBLEMS: Record<string, string> = {
  * and column (both 1-based) of the first problem.
  */
 export function parseConfigText(text: string): unknown {
-  const errors: ParseError[] = [];
   // A byte-order mark is legal in a file but not in JSON.
   const body = text.replace(/^\uFEFF/, '');
+  // Most configs are plain JSON, which JSON.parse reads as the tree below would (keys such
+  // as `__proto__` stay own keys, a repeated key's last value wins) without loading the
+  // JSONC parser; comments, trailing commas and errors go to it.
+  try {
+    return JSON.parse(body);
+  } catch {
+    // not plain JSON
+  }
+  const { parseTree, printParseErrorCode } = jsonc();
+  const errors: ParseError[] = [];
   const tree = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   const first = errors[0];
   if (first === undefined && tree !== undefined) return valueOf(tree);
   const { line, column } = lineAndColumn(body, first?.offset ?? 0);
   const code = first === undefined ? 'ValueExpected' : printParseErrorCode(first.error);
   throw new McpError('invalid-config', `config is not valid JSON: ${PROBLEMS[code] ?? code} at line ${line}, column ${column}`, { phase: 'config' });
+}
+
+let parser: typeof Jsonc | undefined;
+
+/** jsonc-parser, loaded (synchronously: a config is read synchronously) the first time a config is not plain JSON. */
+function jsonc(): typeof Jsonc {
+  return (parser ??= createRequire(import.meta.url)('jsonc-parser') as typeof Jsonc);
 }
 
 /**

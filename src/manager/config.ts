@@ -1,5 +1,5 @@
 import { McpError } from '../errors.js';
-import type { ServerConfig } from '../protocol/client.js';
+import type { StdioServerConfig } from '../protocol/client.js';
 import type { OAuthConfig } from '../transport/http/oauth/client-registration.js';
 import { type ConfigSource, parseConfigText } from './config-text.js';
 import { withoutUserinfo } from '../transport/http/shown-url.js';
@@ -41,7 +41,7 @@ export type { OAuthConfig };
 export type McpConfig = { mcpServers: Record<string, ServerEntryConfig> } | { servers: Record<string, ServerEntryConfig> };
 
 /** A stdio server entry after validation and `${VAR}` expansion. */
-export interface ResolvedServer extends ServerConfig {
+export interface ResolvedServer extends StdioServerConfig {
   idleTimeout?: number;
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;

@@ -1,5 +1,5 @@
 import { McpError } from '../errors.js';
-import { compileSchema, issuesText } from '../protocol/schema-validator.js';
+import { compileSchema, issuesText, loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import type { ElicitRequest, ElicitResult, HostHandlers, Root } from '../protocol/types.js';
 
 /** Who makes a call: the manager itself or one session, with the handlers its questions go to. */
@@ -87,8 +87,9 @@ export function handlersProblem(handlers: unknown, where: string): string | unde
  * defaults applied; a mismatch throws, and the client declines instead of sending it.
  * URL-mode answers carry no content and pass as they are.
  */
-export function validateElicitation(request: ElicitRequest, result: ElicitResult): ElicitResult {
+export function validateElicitation(request: ElicitRequest, result: ElicitResult): ElicitResult | Promise<ElicitResult> {
   if (request.mode === 'url' || request.requestedSchema === undefined) return result;
+  if (!validatorLoaded()) return loadValidator().then(() => validateElicitation(request, result));
   const schema = compileSchema(request.requestedSchema, { useDefaults: true });
   if (!schema) return result;
   // Defaults are written into the value checked: a copy, never the handler's own object.

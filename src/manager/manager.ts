@@ -18,6 +18,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { ToolSearchIndex, type ToolMatch } from '../model/tool-search.js';
+import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
 import { CallBudget } from './call-budget.js';
@@ -37,7 +38,7 @@ import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from '
 import { ToolSession, type SessionCore } from './session.js';
 import { requestOptions } from './request-options.js';
 import { defaultStateDir } from './state-dir.js';
-import { ToolCatalog } from './tool-catalog.js';
+import { CACHE_HINTS_MODES, type CacheHintsMode, ToolCatalog } from './tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
 import type { ManagedTool, ToolIndex } from './tool-index.js';
 import { Tracing } from './tracing.js';
@@ -50,14 +51,17 @@ export interface ManagerOptions {
   /** Folder for the tool manifest cache; created if missing. Default: no cache. */
   cacheDir?: string;
   /**
-   * The servers' cache hints (2026 era: `ttlMs` on tool and prompt lists). `"honour"`
-   * (default): a list older than its `ttlMs` is fetched again before it is served (over
-   * the live connection, or by starting the server; on failure the stale list is served
-   * with a `log`). `"ignore"`: lists are kept until `list_changed`, a config or version
-   * change, as for legacy servers, so a cached catalogue never spawns. `cacheScope:
-   * "private"` is honoured either way: such a list serves only the token it was made with.
+   * The servers' cache hints (2026 era: `ttlMs` on tool and prompt lists).
+   * `"revalidate"` (default): a running server's list older than its `ttlMs` is fetched
+   * again over its connection; a stopped server's is served as it is (a listing never
+   * spawns for a hint) and fetched again at its next real start. `"strict"`: a stale list
+   * is fetched again before it is served, starting the server if it must (on failure the
+   * stale list is served with a `log`). `"ignore"`: lists are kept until `list_changed`, a
+   * config or version change, as for legacy servers (`"honour"`, the old name of
+   * `"strict"`, is accepted). `cacheScope: "private"` is honoured in every mode: such a
+   * list serves only the token it was made with.
    */
-  cacheHints?: 'honour' | 'ignore';
+  cacheHints?: CacheHintsMode;
   /** Time a server gets to exit on shutdown before SIGTERM (at half) and SIGKILL, in ms. Default 2000. */
   shutdownGraceMs?: number;
   /** Largest message accepted from a server, in bytes. Default 64 MiB. */
@@ -132,7 +136,12 @@ export class McpServerManager extends EventEmitter {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly catalog: ToolCatalog;
   private readonly index: ToolIndex;
-  private readonly sessions = new Set<ToolSession>();
+  /**
+   * The sessions not closed yet, for shutdown to close them: weakly, so a session its host
+   * forgot without closing costs nothing once collected (20,000 of them held 48 MiB).
+   */
+  private readonly sessions = new Set<WeakRef<ToolSession>>();
+  private readonly forgotten = new FinalizationRegistry<WeakRef<ToolSession>>((ref) => this.sessions.delete(ref));
   private readonly search = new ToolSearchIndex<ManagedTool>();
   private readonly router: HostRouter;
   /** What every tool call needs from the manager, made once. */
@@ -142,7 +151,8 @@ export class McpServerManager extends EventEmitter {
   private closing: Promise<void> | undefined;
   /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
   private readonly recorders = new Map<string, MetricsRecorder>();
-  private readonly tracing = Tracing.load(DEFAULT_CLIENT_INFO.version);
+  /** null until first asked: finding the OpenTelemetry API walks the file system, which construction must not pay. */
+  private tracingLookup: Tracing | undefined | null = null;
   /** Slots a reload took out of the pool that still finish their calls in flight. */
   private readonly retiring = new Set<ServerSlot>();
   /** Per server name, the drain of its last retired slot while it lasts: the next slot of that name starts after it. */
@@ -419,8 +429,11 @@ export class McpServerManager extends EventEmitter {
     if (handlersWrong) throw new McpError('invalid-arguments', handlersWrong, {});
     const filter = toolPredicate(options.tools);
     const caller = this.router.caller(options.handlers);
-    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessions.delete(session), filter, caller);
-    this.sessions.add(session);
+    let ref: WeakRef<ToolSession> | undefined;
+    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessionClosed(ref!), filter, caller);
+    ref = new WeakRef(session);
+    this.sessions.add(ref);
+    this.forgotten.register(session, ref, ref);
     return session;
   }
 
@@ -448,7 +461,7 @@ export class McpServerManager extends EventEmitter {
   shutdown(): Promise<void> {
     this.closing ??= (async () => {
       this.watcher?.close();
-      for (const session of [...this.sessions]) session.close();
+      for (const ref of [...this.sessions]) ref.deref()?.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
       const slots = [...this.slots.values(), ...this.retiring];
       await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
@@ -658,6 +671,10 @@ export class McpServerManager extends EventEmitter {
       }
       // Arguments that do not fit are refused before anything starts, when the tool is known.
       known ??= this.index.definition(slot.name, tool)?.tool;
+      if (known && !validatorLoaded()) {
+        // The process's first check loads the validator, then the call goes as every later one.
+        return loadValidator().then(() => this.invoke(slot, tool, args, options, publicName, filter, caller, known));
+      }
       if (known) checkArguments(slot.name, known, args, publicName);
     } catch (error) {
       return Promise.reject(error);
@@ -748,6 +765,11 @@ export class McpServerManager extends EventEmitter {
     return new McpError('closed', 'the manager was shut down', {});
   }
 
+  private sessionClosed(ref: WeakRef<ToolSession>): void {
+    this.sessions.delete(ref);
+    this.forgotten.unregister(ref);
+  }
+
   private sessionCore(): SessionCore {
     return {
       assertOpen: () => this.assertOpen(),
@@ -762,11 +784,19 @@ export class McpServerManager extends EventEmitter {
     };
   }
 
+  private get tracing(): Tracing | undefined {
+    if (this.tracingLookup === null) this.tracingLookup = Tracing.load(DEFAULT_CLIENT_INFO.version);
+    return this.tracingLookup;
+  }
+
   /** `current`: whether the slot is still the pool's (a reload may have replaced it). */
   private slotHost(current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
+    const tracing = () => this.tracing;
     return {
       metrics,
-      ...(this.tracing ? { tracing: this.tracing } : {}),
+      get tracing() {
+        return tracing();
+      },
       ...(predecessor ? { predecessor } : {}),
       connectOptions: (server): ConnectOptions => ({
         name: server,
@@ -854,7 +884,7 @@ function checkOptions(options: ManagerOptions): void {
     ['maxMessageBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['shutdownGraceMs', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v), 'a non-negative number of milliseconds'],
     ['cacheDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
-    ['cacheHints', (v) => v === 'honour' || v === 'ignore', '"honour" or "ignore"'],
+    ['cacheHints', (v) => (CACHE_HINTS_MODES as readonly unknown[]).includes(v), '"revalidate", "strict" or "ignore"'],
     ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
     ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],

@@ -121,6 +121,16 @@ export class PoolRequests {
         if (found) return found;
       }
     }
+    const part = server === undefined ? prompts.unknownServerPart(name) : undefined;
+    if (part !== undefined) {
+      const configured = prompts.servers().filter((s) => !view || view.has(s));
+      const close = prompts.closeServers(part).filter((s) => configured.includes(s));
+      throw new McpError(
+        'unknown-server',
+        `no server named ${JSON.stringify(part)} for prompt ${JSON.stringify(name)}${close.length ? `; did you mean ${close.join(', ')}?` : ''}${configured.length ? ` (configured: ${configured.join(', ')})` : ''}`,
+        { phase: 'prompts/get' },
+      );
+    }
     const matches = prompts.closeMatches(name, 3, view);
     const hint = matches.length > 0 ? `; did you mean ${matches.join(', ')}?` : '';
     throw new McpError('unknown-prompt', `${server === undefined ? '' : serverLabel(server)}no prompt named ${JSON.stringify(name)}${hint}`, {

@@ -1,6 +1,6 @@
 import type { Prompt } from '../protocol/types.js';
 import { closest, nameAgain } from './tool-index.js';
-import { publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
+import { claimedServerPart, publicToolNames, serverOfPublicName, serverPrefixes } from './tool-names.js';
 
 /** A prompt as the manager offers it: its public name, its server, and the server's own definition. */
 export interface ManagedPrompt {
@@ -63,6 +63,21 @@ export class PromptIndex {
   /** The server a public prompt name points at, from the configured names alone. */
   serverOf(publicName: string): string | undefined {
     return this.byName.get(publicName)?.server ?? serverOfPublicName(publicName, this.prefixes);
+  }
+
+  /** The server part of a name in the public shape whose server is not configured, for `unknown-server`. */
+  unknownServerPart(publicName: string): string | undefined {
+    return this.serverOf(publicName) === undefined ? claimedServerPart(publicName) : undefined;
+  }
+
+  /** The configured servers, in configuration order. */
+  servers(): string[] {
+    return [...this.prefixes.keys()];
+  }
+
+  /** Configured servers whose public server part is close to `part`, best first. */
+  closeServers(part: string, limit = 3): string[] {
+    return closest(part, [...this.prefixes].map(([server, prefix]) => [prefix, server]), limit);
   }
 
   /** Known public prompt names closest to `name`, best first. */

@@ -1,17 +1,18 @@
 import type { Channel } from '../transport/channel.js';
 import type { AuthProvider } from '../transport/http/auth-provider.js';
-import { createHttpChannel } from '../transport/http/create-http-channel.js';
 import type { ResolvedRemoteServer } from './config.js';
 
 /**
  * The channel of a remote entry. Its headers were expanded by the config already; the
  * per-request time-out is the client's (the slot passes the entry's `timeout` to it).
- * Aborting `signal` (a shutdown during the start) closes the channel.
+ * Aborting `signal` (a shutdown during the start) closes the channel. The HTTP transports
+ * are loaded with the first remote start: a pool of stdio servers never loads them.
  */
-export function openRemoteChannel(
+export async function openRemoteChannel(
   config: ResolvedRemoteServer,
   options: { name: string; maxMessageBytes?: number; auth?: AuthProvider; signal: AbortSignal },
-): Channel {
+): Promise<Channel> {
+  const { createHttpChannel } = await import('../transport/http/create-http-channel.js');
   return createHttpChannel(
     { transport: config.transport, url: config.url, shownUrl: config.shownUrl, headers: config.headers },
     {

@@ -6,7 +6,6 @@ import { type RequestFinish, refused } from '../protocol/pending-requests.js';
 import type { CallOptions, HostHandlers, Tool } from '../protocol/types.js';
 import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
-import { StdioChannel } from '../transport/stdio-channel.js';
 import { CallBudget } from './call-budget.js';
 import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
@@ -464,6 +463,9 @@ export class ServerSlot {
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
+      // The server may have gone during the listing (a prompts/list it died on is no start
+      // failure by itself): its close fired before the slot watches, so it is a failed start now.
+      if (!client.isOpen) throw client.closedReason ?? this.closedError();
     } catch (error) {
       await client?.close();
       await channel?.close();
@@ -532,6 +534,8 @@ export class ServerSlot {
       return openRemoteChannel(this.entry.config, { name: this.name, maxMessageBytes, auth: this.host.auth?.(this.name), signal });
     }
     const { framing, timeout: _timeout, ...spec } = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
+    // Loaded with the first start: a pool answering from its cache never needs it.
+    const { StdioChannel } = await import('../transport/stdio-channel.js');
     return StdioChannel.open(spec, { name: this.name, framing, maxMessageBytes, shutdownGraceMs });
   }
 

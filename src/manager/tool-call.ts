@@ -9,6 +9,7 @@ import { takeCallOptions } from './request-options.js';
 import { saveResult } from './result-file.js';
 import type { ServerSlot, SlotRequest } from './server-slot.js';
 import { checkArguments, checkResult } from './tool-contract.js';
+import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import type { ToolIndex } from './tool-index.js';
 
 /** What a tool call needs from its manager. */
@@ -62,6 +63,7 @@ export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
     if (waited || !this.definition) {
       // A start lists the server's tools: the definition may be new, or known only now.
       const now = this.host.index.definition(server, this.tool)?.tool;
+      if (now && now !== this.definition && !validatorLoaded()) return loadValidator().then(() => this.send(client, touch, options, waited, finish));
       if (now && now !== this.definition) checkArguments(server, now, this.args, this.name);
       this.definition = now;
     }

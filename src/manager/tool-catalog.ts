@@ -22,10 +22,19 @@ const LISTING_WRITE_WAIT_MS = 1000;
 /** How long an era found by probing is trusted before the next start probes again (a week). */
 export const ERA_VERDICT_MAX_AGE_MS = 7 * 24 * 3600_000;
 
+/** The ways to treat the servers' cache hints; see `ManagerOptions.cacheHints`. */
+export const CACHE_HINTS_MODES = ['revalidate', 'strict', 'ignore', 'honour'] as const;
+export type CacheHintsMode = (typeof CACHE_HINTS_MODES)[number];
+
 /** How the catalog treats the servers' cache hints (2026 era). */
 export interface HintOptions {
-  /** `"honour"` (default): a listing past its `ttlMs` is fetched again. `"ignore"`: kept until invalidated, as legacy listings are. */
-  cacheHints?: 'honour' | 'ignore';
+  /**
+   * `"revalidate"` (default): a running server's listing past its `ttlMs` is fetched again; a
+   * stopped server's is served and fetched again at its next start. `"strict"` (or its old
+   * name `"honour"`): fetched again before it is served, starting the server if need be.
+   * `"ignore"`: kept until invalidated, as legacy listings are.
+   */
+  cacheHints?: CacheHintsMode;
   /** The authorization context a server's requests go out in (a hash, '' for none): a private listing serves only its own. */
   contextOf?: (server: string) => Promise<string>;
   /** A stale listing served because it could not be fetched again. */
@@ -109,12 +118,12 @@ export class ToolCatalog {
       await this.cached(slot);
       have = known();
     }
-    if (have && this.fresh(slot.name, listing, asked)) return this.once(have);
+    if (have && this.fresh(slot.name, listing, asked, isRunning(slot))) return this.once(have);
     try {
       const client = await slot.ready();
       // A reload took the slot out of the pool meanwhile: what it would list is not the pool's.
       if (this.retired.has(slot)) return [];
-      if (!known() || !this.fresh(slot.name, listing, asked)) {
+      if (!known() || !this.fresh(slot.name, listing, asked, true)) {
         // Running, but its list was dropped (list_changed) or is stale: list again, once for all callers.
         const flights = this.relisting[listing];
         let relist = flights.get(slot);
@@ -138,9 +147,13 @@ export class ToolCatalog {
     return slot.state === 'ready' || slot.state === 'starting' ? Promise.resolve(undefined) : this.fromCache(slot);
   }
 
-  /** May what is indexed of this listing answer a request made at `asked`? */
-  private fresh(server: string, listing: Listing, asked: number): boolean {
-    return this.hints.cacheHints === 'ignore' || isFresh(this.freshness.get(server)?.[listing], asked);
+  /** May what is indexed of this listing answer a request made at `asked`, the server `running` or not? */
+  private fresh(server: string, listing: Listing, asked: number, running: boolean): boolean {
+    const mode = this.hints.cacheHints ?? 'revalidate';
+    if (mode === 'ignore' || isFresh(this.freshness.get(server)?.[listing], asked)) return true;
+    // Most servers (the SDKs' included) answer ttlMs: 0: were a stale list to start its
+    // server, every listing would start every such server. Its next real start lists again.
+    return mode === 'revalidate' && !running;
   }
 
   /** Records a live listing's lifetime (2026 era; a legacy listing has none). */
@@ -203,7 +216,7 @@ export class ToolCatalog {
   knowsTools(server: string, client: McpClient): boolean {
     return (
       this.index.toolsOf(server) !== undefined &&
-      this.fresh(server, 'tools', clock()) &&
+      this.fresh(server, 'tools', clock(), true) &&
       this.eras.get(server) === client.era &&
       this.versions.get(server) === client.serverInfo.version &&
       !this.distrusted.has(server)
@@ -393,4 +406,9 @@ export class ToolCatalog {
     }
     return key;
   }
+}
+
+/** Whether a slot's server is up or coming up: its listings come from it, not from what is known. */
+function isRunning(slot: ServerSlot): boolean {
+  return slot.state === 'ready' || slot.state === 'starting';
 }

@@ -7,7 +7,7 @@ import type { CallToolResult, Tool } from '../protocol/types.js';
 // compiled once (cached by identity, and by text across the process) and never fetch a remote `$ref`;
 // one that cannot be compiled here is not enforced, rather than refuse what the server accepts.
 
-/** Rejects arguments that do not fit the tool's `inputSchema` with a message a model can act on. */
+/** Rejects arguments that do not fit the tool's `inputSchema` with a message a model can act on (the validator loaded first). */
 export function checkArguments(server: string, tool: Tool, args: Record<string, unknown>, publicName?: string): void {
   const issues = compileSchema(tool.inputSchema)?.check(args) ?? [];
   if (issues.length === 0) return;
@@ -18,7 +18,11 @@ export function checkArguments(server: string, tool: Tool, args: Record<string, 
   );
 }
 
-/** Rejects a successful result whose `structuredContent` does not fit the tool's `outputSchema`; a tool's own failure is not checked. */
+/**
+ * Rejects a successful result whose `structuredContent` does not fit the tool's `outputSchema`;
+ * a tool's own failure is not checked. The call's arguments were checked against the same
+ * definition before it was sent, so the validator is loaded.
+ */
 export function checkResult(server: string, tool: Tool, result: CallToolResult): void {
   if (result.isError === true || result.structuredContent === undefined || tool.outputSchema === undefined) return;
   const issues = compileSchema(tool.outputSchema)?.check(result.structuredContent) ?? [];

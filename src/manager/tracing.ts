@@ -50,27 +50,33 @@ export interface RequestTrace {
   resourceUri?: string;
 }
 
+/** Where `@opentelemetry/api` 1.x keeps what is registered with it (providers, context manager). */
+const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
+/** The API and what this package made with it, once something listens. */
+interface Otel {
+  api: OtelApi;
+  tracer: OtelTracer;
+  duration: ReturnType<OtelMeter['createHistogram']>;
+}
+
 /**
  * Spans and the duration metric for requests and starts, when `@opentelemetry/api` is
- * installed; otherwise `undefined` everywhere, so the request path pays one branch.
+ * installed; otherwise `undefined` everywhere, so the request path pays one branch. The
+ * API itself is loaded only once a provider has been registered with it (which puts the
+ * API's global in place): a process that traces nothing never loads it.
  */
 export class Tracing {
+  private otel: Otel | undefined;
+
   private constructor(
-    private readonly api: OtelApi,
-    private readonly tracer: OtelTracer,
-    private readonly duration: ReturnType<OtelMeter['createHistogram']>,
+    private readonly load: () => OtelApi,
+    private readonly version: string,
   ) {}
 
   /** The tracing of this process, or undefined when the API package is absent. */
   static load(version: string): Tracing | undefined {
-    const api = loadApi();
-    if (!api) return undefined;
-    const meter = api.metrics.getMeter('lazy-mcp', version);
-    const duration = meter.createHistogram(OPERATION_DURATION, {
-      unit: 's',
-      description: 'Duration of MCP requests as observed by the client, from sending to the answer',
-    });
-    return new Tracing(api, api.trace.getTracer('lazy-mcp', version), duration);
+    return apiInstalled() ? new Tracing(loadApi, version) : undefined;
   }
 
   private heard = false;
@@ -85,10 +91,22 @@ export class Tracing {
   listened(now = performance.now()): boolean {
     if (now - this.heardAt < 1000) return this.heard;
     this.heardAt = now;
-    const tracers = this.api.trace.getTracerProvider() as { getDelegate?: () => object };
+    if ((globalThis as Record<symbol, unknown>)[OTEL_GLOBAL] === undefined) return (this.heard = false);
+    const { api } = (this.otel ??= this.begin());
+    const tracers = api.trace.getTracerProvider() as { getDelegate?: () => object };
     const tracer = tracers.getDelegate?.() ?? tracers;
-    this.heard = tracer.constructor.name !== 'NoopTracerProvider' || this.api.metrics.getMeterProvider().constructor.name !== 'NoopMeterProvider';
+    this.heard = tracer.constructor.name !== 'NoopTracerProvider' || api.metrics.getMeterProvider().constructor.name !== 'NoopMeterProvider';
     return this.heard;
+  }
+
+  private begin(): Otel {
+    const api = this.load();
+    const meter = api.metrics.getMeter('lazy-mcp', this.version);
+    const duration = meter.createHistogram(OPERATION_DURATION, {
+      unit: 's',
+      description: 'Duration of MCP requests as observed by the client, from sending to the answer',
+    });
+    return { api, tracer: api.trace.getTracer('lazy-mcp', this.version), duration };
   }
 
   request(trace: RequestTrace): TraceHandle {
@@ -106,7 +124,8 @@ export class Tracing {
       } else if (trace.method === 'prompts/get') attributes['gen_ai.prompt.name'] = trace.target;
     }
     const name = trace.target === undefined ? trace.method : `${trace.method} ${trace.target}`;
-    const span = this.tracer.startSpan(name, { kind: this.api.SpanKind.CLIENT, attributes });
+    const { api, tracer, duration } = this.otel!; // listened() made it
+    const span = tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes });
     // On the span only: a URI would make the metric's attribute sets unbounded.
     if (trace.resourceUri) span.setAttribute('mcp.resource.uri', trace.resourceUri);
     const started = performance.now();
@@ -114,7 +133,7 @@ export class Tracing {
       end: (error) => {
         if (error) this.fail(span, attributes, error);
         span.end();
-        this.duration.record((performance.now() - started) / 1000, attributes);
+        duration.record((performance.now() - started) / 1000, attributes);
       },
     };
   }
@@ -123,7 +142,8 @@ export class Tracing {
   start(server: string, transport: RequestTrace['transport']): TraceHandle {
     if (!this.listened()) return UNHEARD;
     const attributes = { [SERVER_NAME]: server, 'network.transport': networkTransport(transport) };
-    const span = this.tracer.startSpan(`start ${server}`, { kind: this.api.SpanKind.INTERNAL, attributes });
+    const { api, tracer } = this.otel!; // listened() made it
+    const span = tracer.startSpan(`start ${server}`, { kind: api.SpanKind.INTERNAL, attributes });
     return {
       end: (error) => {
         if (error) this.fail(span, attributes, error);
@@ -136,7 +156,7 @@ export class Tracing {
     if (error === TOOL_ERROR) {
       attributes['error.type'] = TOOL_ERROR;
       span.setAttribute('error.type', TOOL_ERROR);
-      span.setStatus({ code: this.api.SpanStatusCode.ERROR });
+      span.setStatus({ code: this.otel!.api.SpanStatusCode.ERROR });
       return;
     }
     const type = error.rpc ? String(error.rpc.code) : error.code;
@@ -146,7 +166,7 @@ export class Tracing {
       attributes['rpc.response.status_code'] = type;
       span.setAttribute('rpc.response.status_code', type);
     }
-    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: error.rpc?.message ?? error.message });
+    span.setStatus({ code: this.otel!.api.SpanStatusCode.ERROR, message: error.rpc?.message ?? error.message });
   }
 }
 
@@ -155,10 +175,21 @@ function networkTransport(transport: RequestTrace['transport']): string {
   return transport === 'stdio' ? 'pipe' : transport === 'memory' ? 'inproc' : 'tcp';
 }
 
-function loadApi(): OtelApi | undefined {
-  try {
-    return createRequire(import.meta.url)('@opentelemetry/api') as OtelApi;
-  } catch {
-    return undefined;
+let installed: boolean | undefined;
+
+/** Whether the API package can be found; looked up once per process (a lookup walks the file system). */
+function apiInstalled(): boolean {
+  if (installed === undefined) {
+    try {
+      createRequire(import.meta.url).resolve('@opentelemetry/api');
+      installed = true;
+    } catch {
+      installed = false;
+    }
   }
+  return installed;
+}
+
+function loadApi(): OtelApi {
+  return createRequire(import.meta.url)('@opentelemetry/api') as OtelApi;
 }

@@ -3,10 +3,9 @@ import { performance } from 'node:perf_hooks';
 import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
-import type { Channel } from '../transport/channel.js';
+import type { Channel, RequestId } from '../transport/channel.js';
 import type { Framing } from '../transport/framing.js';
 import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
-import { StdioChannel } from '../transport/stdio-channel.js';
 import { type IncomingRequestContext, RequestEngine } from './engine.js';
 import type { RequestFinish } from './pending-requests.js';
 import {
@@ -22,24 +21,10 @@ import {
   withEnvelope,
 } from './eras/modern.js';
 import { paginate } from './paginate.js';
+import { remoteChannelConfig, type ServerConfig, type StdioServerConfig } from './server-config.js';
 import { type Label, NamedRequest } from './session-errors.js';
-import {
-  CallToolResultSchema,
-  isPlainCallToolResult,
-  CompleteResultSchema,
-  CreateMessageResultSchema,
-  DiscoverResultSchema,
-  ElicitResultSchema,
-  EmptyResultSchema,
-  GetPromptResultSchema,
-  InitializeResultSchema,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
-  LogMessageParamsSchema,
-  ReadResourceResultSchema,
-} from './schemas.js';
+import { loadSchemas, resultSchemas } from './lazy-schemas.js';
+import type { InitializeResultSchema } from './schemas.js';
 import {
   ALL_PROTOCOL_VERSIONS,
   type CacheHints,
@@ -70,13 +55,7 @@ import {
   type Tool,
 } from './types.js';
 
-/** How to start one stdio server: the per-server part of the config file. */
-export interface ServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv'> {
-  /** Wire framing. Default `"newline"` (MCP stdio). */
-  framing?: Framing;
-  /** Per-request timeout in ms, the handshake included. Default 30000. */
-  timeout?: number;
-}
+export type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './server-config.js';
 
 /** Listeners for a client's events; given to `connect` so none of the early ones is missed. */
 export interface McpClientEvents {
@@ -134,7 +113,7 @@ export interface ConnectOptions {
    * Checks an accepted form elicitation answer against the request's `requestedSchema`
    * (and applies its defaults) before it is sent; a throw declines. Default: sent as is.
    */
-  validateElicitation?: (request: ElicitRequest, result: ElicitResult) => ElicitResult;
+  validateElicitation?: (request: ElicitRequest, result: ElicitResult) => ElicitResult | Promise<ElicitResult>;
 }
 
 /** Per-request options, plus what the manager attaches to route a server's questions. */
@@ -217,16 +196,29 @@ export class McpClient extends EventEmitter {
    */
   readonly lastCacheHints: Partial<Record<ListMethod, Required<CacheHints>>> = {};
 
-  /** Spawns the stdio server and negotiates the protocol. */
+  /**
+   * Spawns the stdio server, or opens the channel to the remote one (`type` `"http"`,
+   * `"streamable-http"` or `"sse"`), and negotiates the protocol.
+   */
   static async connect(config: ServerConfig, options: ConnectOptions = {}): Promise<McpClient> {
     if (options.signal?.aborted) throw connectCancelled(options.name, options.signal);
-    const { framing, timeout: _timeout, ...spec } = config;
-    const opening = StdioChannel.open(spec, {
-      name: options.name,
-      framing,
-      maxMessageBytes: options.maxMessageBytes,
-      shutdownGraceMs: options.shutdownGraceMs,
-    });
+    const remote = remoteChannelConfig(config, options.name);
+    if (remote) {
+      // Loaded when first used: a host of stdio servers only never pays for the HTTP transports.
+      const { createHttpChannel } = await import('../transport/http/create-http-channel.js');
+      const channel = createHttpChannel(remote, { name: options.name ?? remote.url, ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }) });
+      return McpClient.start(Promise.resolve(channel), options, config.timeout);
+    }
+    const { framing, timeout: _timeout, type: _type, ...spec } = config as StdioServerConfig;
+    // The stdio transport (process management, framing) loads with the first connection.
+    const opening = import('../transport/stdio-channel.js').then(({ StdioChannel }) =>
+      StdioChannel.open(spec, {
+        name: options.name,
+        framing,
+        maxMessageBytes: options.maxMessageBytes,
+        shutdownGraceMs: options.shutdownGraceMs,
+      }),
+    );
     return McpClient.start(opening, options, config.timeout);
   }
 
@@ -254,7 +246,8 @@ export class McpClient extends EventEmitter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const attempt = (async () => {
-        const channel = await opening;
+        // The schemas load while the server starts; both are needed before its first answer.
+        const [channel] = await Promise.all([opening, loadSchemas()]);
         if (settled) return undefined;
         client = new McpClient(channel, options, configTimeout);
         const timeout = client.engine.defaultTimeout;
@@ -342,6 +335,10 @@ export class McpClient extends EventEmitter {
   get isOpen(): boolean {
     return this.engine.closedReason === undefined;
   }
+  /** Why the session ended (what `close` told); undefined while it is open. */
+  get closedReason(): McpError | undefined {
+    return this.engine.closedReason;
+  }
   /** Requests waiting for an answer. */
   get inFlight(): number {
     return this.engine.inFlight;
@@ -351,21 +348,21 @@ export class McpClient extends EventEmitter {
   }
 
   listTools(options?: CallOptions): Promise<Tool[]> {
-    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), ListToolsResultSchema, 'tools/list', options));
+    return paginate(this.name, 'tools/list', 'tools', (cursor) => this.call('tools/list', page(cursor), resultSchemas().ListToolsResultSchema, 'tools/list', options));
   }
 
   callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
     // Options that name the call (the manager's) carry all a scope holds: they are the scope.
     const scope: RequestScope = options.toolCall ? options : { handlers: options.handlers, toolCall: { name, arguments: args }, caller: options.caller };
-    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
+    return this.call('tools/call', { name, arguments: args }, resultSchemas().CallToolResultSchema, 'tools/call', options, new NamedRequest('tools/call', name), true, scope, true);
   }
 
   listPrompts(options?: CallOptions): Promise<Prompt[]> {
-    return paginate(this.name, 'prompts/list', 'prompts', (cursor) => this.call('prompts/list', page(cursor), ListPromptsResultSchema, 'prompts/list', options));
+    return paginate(this.name, 'prompts/list', 'prompts', (cursor) => this.call('prompts/list', page(cursor), resultSchemas().ListPromptsResultSchema, 'prompts/list', options));
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
-    return this.call('prompts/get', { name, arguments: args }, GetPromptResultSchema, 'prompts/get', options, new NamedRequest('prompts/get', name));
+    return this.call('prompts/get', { name, arguments: args }, resultSchemas().GetPromptResultSchema, 'prompts/get', options, new NamedRequest('prompts/get', name));
   }
 
   async complete(
@@ -375,12 +372,12 @@ export class McpClient extends EventEmitter {
     options?: CallOptions,
   ): Promise<Completion> {
     const params = { ref, argument, ...(context ? { context } : {}) };
-    return (await this.call('completion/complete', params, CompleteResultSchema, 'completion/complete', options)).completion;
+    return (await this.call('completion/complete', params, resultSchemas().CompleteResultSchema, 'completion/complete', options)).completion;
   }
 
   listResources(options?: CallOptions): Promise<Resource[]> {
     return paginate(this.name, 'resources/list', 'resources', (cursor) =>
-      this.call('resources/list', page(cursor), ListResourcesResultSchema, 'resources/list', options),
+      this.call('resources/list', page(cursor), resultSchemas().ListResourcesResultSchema, 'resources/list', options),
     );
   }
 
@@ -388,7 +385,7 @@ export class McpClient extends EventEmitter {
   async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
     try {
       return await paginate(this.name, 'resources/templates/list', 'resourceTemplates', (cursor) =>
-        this.call('resources/templates/list', page(cursor), ListResourceTemplatesResultSchema, 'resources/templates/list', options),
+        this.call('resources/templates/list', page(cursor), resultSchemas().ListResourceTemplatesResultSchema, 'resources/templates/list', options),
       );
     } catch (error) {
       if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
@@ -397,7 +394,7 @@ export class McpClient extends EventEmitter {
   }
 
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    return this.call('resources/read', { uri }, ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
+    return this.call('resources/read', { uri }, resultSchemas().ReadResourceResultSchema, 'resources/read', options, `resources/read ${JSON.stringify(uri)}`);
   }
 
   /**
@@ -407,7 +404,7 @@ export class McpClient extends EventEmitter {
    */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
     if (this.era !== '2026') {
-      await this.call('resources/subscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      await this.call('resources/subscribe', { uri }, resultSchemas().EmptyResultSchema, 'resources/subscribe', options);
       return;
     }
     if (!this.capabilities.resources?.subscribe) throw this.noSubscriptions(uri, 'the server does not declare resources.subscribe');
@@ -422,7 +419,7 @@ export class McpClient extends EventEmitter {
 
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
     if (this.era !== '2026') {
-      await this.call('resources/unsubscribe', { uri }, EmptyResultSchema, 'resources/subscribe', options);
+      await this.call('resources/unsubscribe', { uri }, resultSchemas().EmptyResultSchema, 'resources/subscribe', options);
       return;
     }
     if (!this.subscribedUris.delete(uri)) return;
@@ -432,13 +429,13 @@ export class McpClient extends EventEmitter {
   /** Legacy `logging/setLevel`. The 2026 revision has no such method (a log level travels per request): a no-op there. */
   async setLogLevel(level: string, options?: CallOptions): Promise<void> {
     if (this.era === '2026') return;
-    await this.call('logging/setLevel', { level }, EmptyResultSchema, 'logging/setLevel', options);
+    await this.call('logging/setLevel', { level }, resultSchemas().EmptyResultSchema, 'logging/setLevel', options);
   }
 
   /** The health probe: `ping` in the legacy era, `server/discover` in 2026 (which has no `ping`). */
   async ping(options?: CallOptions): Promise<void> {
-    if (this.era === '2026') await this.call('server/discover', {}, DiscoverResultSchema, 'discover', options);
-    else await this.call('ping', {}, EmptyResultSchema, 'ping', options);
+    if (this.era === '2026') await this.call('server/discover', {}, resultSchemas().DiscoverResultSchema, 'discover', options);
+    else await this.call('ping', {}, resultSchemas().EmptyResultSchema, 'ping', options);
   }
 
   /** Same as {@link ping}: the era's own liveness check. */
@@ -498,7 +495,8 @@ export class McpClient extends EventEmitter {
     ownsParams = false,
   ): Promise<z.infer<S>> {
     // The usual tool result is vouched for by hand: zod would copy it for nothing (~4 µs).
-    const accepts = (schema as z.ZodType) === CallToolResultSchema ? isPlainCallToolResult : undefined;
+    const schemas = resultSchemas();
+    const accepts = (schema as z.ZodType) === schemas.CallToolResultSchema ? schemas.isPlainCallToolResult : undefined;
     const finish = options.finish;
     if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, ownsParams, scope, finish }, options);
     // A 2026 request may take several rounds: its finish waits for the last.
@@ -525,7 +523,7 @@ export class McpClient extends EventEmitter {
   ): Promise<z.infer<S>> {
     const began = options.startedAt ?? performance.now();
     // The envelope is a fresh copy: the engine may add the progress token to it in place.
-    const request = { method, params: withEnvelope(params, this.clientInfo, this.clientCapabilities()), phase, label, withProgress, ownsParams: true, scope };
+    const request = { method, params: withEnvelope(params, this.clientInfo, this.requestCapabilities(scope)), phase, label, withProgress, ownsParams: true, scope };
     return this.engine.request(request, options).then((raw) => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
@@ -578,10 +576,18 @@ export class McpClient extends EventEmitter {
       try {
         const answering = Promise.all(
           inputs.map(async ([key, input]) => {
-            inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            try {
+              inputResponses[key] = await this.answer(input.method, input.params, scope, stop.signal);
+            } catch (error) {
+              throw this.handlerFailed(error, input.method, label, phase);
+            }
           }),
         );
         await this.unlessStopped(answering, stop.signal, { label, phase }, options.signal);
+      } catch (error) {
+        // One failed answer fails the call: the handlers still waiting (on a person, maybe) are stopped.
+        stop.abort(error);
+        throw error;
       } finally {
         options.signal?.removeEventListener('abort', onStop);
         this.ended.signal.removeEventListener('abort', onStop);
@@ -590,7 +596,7 @@ export class McpClient extends EventEmitter {
       // A later round is a new request: its `timeout` counts from its sending, `maxTotalTimeout` from the call's start.
       const total = options.maxTotalTimeout;
       const roundOptions = { ...options, startedAt: undefined, ...(total === undefined ? {} : { maxTotalTimeout: Math.max(0, total - (performance.now() - began)) }) };
-      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.clientCapabilities());
+      const sent = withEnvelope({ ...params, ...retry }, this.clientInfo, this.requestCapabilities(call.scope));
       const raw = await this.engine.request({ method, params: sent, phase, label, withProgress, ownsParams: true, scope }, roundOptions);
       decoded = decodeModernResult(this.name, phase, method, raw);
     }
@@ -610,6 +616,22 @@ export class McpClient extends EventEmitter {
     // A declared elicitation without a handler for this call is declined (answer() does it).
     if (kind === 'elicitation' && declared) return undefined;
     return fail(`but this client has no ${kind} handler${declared ? ' for this call' : ' and did not declare the capability'}`);
+  }
+
+  /**
+   * A host handler's failure to answer an input request, as the call's error: an
+   * `McpError` it threw as it is; anything else as `rpc-error` with the JSON-RPC error a
+   * legacy-era server would have got for it (-32603).
+   */
+  private handlerFailed(error: unknown, method: string, label: Label, phase: McpPhase): McpError {
+    if (error instanceof McpError) return error;
+    const why = error instanceof Error ? error.message : String(error);
+    return new McpError('rpc-error', `${serverLabel(this.name)}${label} asked for ${method} (input_required), and the host's handler failed: ${why}`, {
+      server: this.name,
+      phase,
+      rpc: { code: -32603, message: why },
+      cause: error,
+    });
   }
 
   /** Waits for `work` unless `signal` aborts first: then rejects with `cancelled` (the call's signal) or the session's end. */
@@ -638,20 +660,28 @@ export class McpClient extends EventEmitter {
    * none, or a capability this client did not declare: undefined, so the client's own
    * handlers answer. Never a guess between callers.
    */
-  private soleCaller(method: string): RequestScope | undefined {
+  private soleCaller(method: string, questionId: RequestId): RequestScope | undefined {
     const kind = INPUT_KINDS[method];
     if (!kind || this.clientCapabilities()[kind] === undefined) return undefined;
     let found: RequestScope | undefined;
     let count = 0;
     const scopes = [...this.options.waiting?.() ?? []];
-    for (const request of this.engine.pendingRequests()) scopes.push(request.scope as RequestScope);
+    const pending = this.engine.pendingRequests();
+    for (const request of pending) scopes.push(request.scope as RequestScope);
     for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
       if (found && found.caller !== scope.caller) return undefined;
       found = scope;
       count++;
     }
-    return count > 1 ? { handlers: found!.handlers, caller: found!.caller } : found;
+    if (!found) return undefined;
+    // The question is about that caller's requests in flight: it stops when they are all over.
+    const caller = found.caller;
+    this.engine.about(
+      questionId,
+      pending.filter((request) => (request.scope as RequestScope | undefined)?.caller === caller).map((request) => request.id),
+    );
+    return count > 1 ? { handlers: found.handlers, caller } : found;
   }
 
   /** Answers a server's question with the handlers of the request that caused it, else the client's. */
@@ -662,16 +692,16 @@ export class McpClient extends EventEmitter {
       case 'elicitation/create': {
         if (!handlers.elicitation) return { action: 'decline' };
         const request = (params ?? {}) as ElicitRequest;
-        const result = ElicitResultSchema.parse(await handlers.elicitation(request, ctx));
+        const result = resultSchemas().ElicitResultSchema.parse(await handlers.elicitation(request, ctx));
         if (result.action !== 'accept' || !this.options.validateElicitation) return result;
         try {
-          return this.options.validateElicitation(request, result);
+          return await this.options.validateElicitation(request, result);
         } catch {
           return { action: 'decline' };
         }
       }
       case 'sampling/createMessage':
-        if (handlers.sampling) return CreateMessageResultSchema.parse(await handlers.sampling((params ?? {}) as CreateMessageRequest, ctx));
+        if (handlers.sampling) return resultSchemas().CreateMessageResultSchema.parse(await handlers.sampling((params ?? {}) as CreateMessageRequest, ctx));
         break;
       case 'roots/list':
         if (handlers.roots) return { roots: await handlers.roots(ctx) };
@@ -693,8 +723,7 @@ export class McpClient extends EventEmitter {
     return (this.declared ??= this.declare());
   }
 
-  private declare(): Record<string, unknown> {
-    const handlers = this.options.handlers ?? {};
+  private declare(handlers: HostHandlers = this.options.handlers ?? {}): Record<string, unknown> {
     const named = this.options.capabilities ?? {};
     const capabilities: Record<string, unknown> = {};
     if (this.options.roots || handlers.roots || named.roots) capabilities.roots = { listChanged: false };
@@ -703,17 +732,40 @@ export class McpClient extends EventEmitter {
     return capabilities;
   }
 
+  /** The capabilities each set of a caller's handlers adds to the session's, made once per set. */
+  private readonly declaredFor = new WeakMap<HostHandlers, Record<string, unknown>>();
+
+  /**
+   * 2026: what one request declares. Capabilities travel with each request, so a call
+   * whose own handlers (a session's) answer elicitation, sampling or roots declares them
+   * even when the session's defaults do not; else the session's declaration.
+   */
+  private requestCapabilities(scope: RequestScope | undefined): Record<string, unknown> {
+    const session = this.clientCapabilities();
+    const handlers = scope?.handlers;
+    if (handlers === undefined || handlers === this.options.handlers) return session;
+    let own = this.declaredFor.get(handlers);
+    if (own === undefined) {
+      const added = this.declare(handlers);
+      // Nothing beyond the session's: share its object, so the common case sends the same one.
+      own = Object.keys(added).every((kind) => kind in session) ? session : { ...session, ...added };
+      this.declaredFor.set(handlers, own);
+    }
+    return own;
+  }
+
   private listenToServer(): void {
     const engine = this.engine;
     engine.onRequest('ping', () => ({}));
     // Legacy server→client requests: the handlers of the request they relate to when the transport says so, else of the one caller in flight.
+    // Either way the question is about those requests: it stops once they are all over (HostRequestContext.signal).
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
       engine.onRequest(method, (params, ctx: IncomingRequestContext) =>
-        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method), ctx.signal),
+        this.answer(method, params, (ctx.related?.scope as RequestScope | undefined) ?? this.soleCaller(method, ctx.id), ctx.signal),
       );
     }
     engine.onNotification('notifications/message', (params) => {
-      const parsed = LogMessageParamsSchema.safeParse(params);
+      const parsed = resultSchemas().LogMessageParamsSchema.safeParse(params);
       if (parsed.success) this.emitSafely('log', { level: parsed.data.level, logger: parsed.data.logger, data: parsed.data.data });
     });
     engine.onNotification('notifications/subscriptions/acknowledged', (params) => {
@@ -782,7 +834,7 @@ export class McpClient extends EventEmitter {
       {
         method: 'initialize',
         params: { protocolVersion: offered, capabilities: this.clientCapabilities(), clientInfo: this.clientInfo },
-        schema: InitializeResultSchema,
+        schema: resultSchemas().InitializeResultSchema,
         phase: 'initialize',
         silentCancel: true,
       },
@@ -818,7 +870,7 @@ export class McpClient extends EventEmitter {
     }
     const decoded = decodeModernResult(this.name, 'discover', 'server/discover', raw);
     if (decoded.kind !== 'complete') throw new McpError('protocol-error', `${serverLabel(this.name)}server/discover asked for input`, { server: this.name, phase: 'discover' });
-    const parsed = DiscoverResultSchema.safeParse(decoded.result);
+    const parsed = resultSchemas().DiscoverResultSchema.safeParse(decoded.result);
     if (!parsed.success) throw this.engine.errors.fromIssues({ label: 'server/discover', phase: 'discover' }, parsed.error);
     const result = parsed.data;
     if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) throw this.unsupportedModern({ supported: result.supportedVersions });

@@ -5,7 +5,6 @@ import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } f
 import { Listeners } from '../transport/listeners.js';
 import { copyWith } from './copy-with.js';
 import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
-import { ProgressParamsSchema } from './schemas.js';
 import { type Label, SessionErrors } from './session-errors.js';
 import type { CallOptions } from './types.js';
 
@@ -77,6 +76,11 @@ export class RequestEngine {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly incoming = new Map<RequestId, AbortController>();
+  /**
+   * The peer's requests still being answered that are about requests of ours, by our
+   * request's id (see {@link about}). Made at the first such request: most sessions never have one.
+   */
+  private questions: Map<number, Set<Question>> | undefined;
   private readonly closeListeners = new Listeners<[McpError]>();
   private readonly invalidListeners = new Listeners<[unknown]>();
   private readonly subscriptions: Disposable[];
@@ -111,6 +115,27 @@ export class RequestEngine {
   /** The record of a request still waiting for its answer. */
   pendingRequest(id: unknown): PendingRequest | undefined {
     return this.pending.get(id);
+  }
+
+  /**
+   * The peer's request `incomingId`, being answered, is about our requests `ids` (the
+   * request it arrived on, or the calls of the one caller it is attributed to): once every
+   * one of them is over (answered, timed out, cancelled, by its caller or its session),
+   * the handler's signal aborts. A request already over does not count.
+   */
+  about(incomingId: RequestId, ids: readonly number[]): void {
+    const controller = this.incoming.get(incomingId);
+    if (!controller || controller.signal.aborted) return;
+    const live = ids.filter((id) => this.pending.get(id) !== undefined);
+    if (live.length === 0) return;
+    const question: Question = { controller, ids: live, left: live.length };
+    const questions = (this.questions ??= new Map());
+    for (const id of live) {
+      let set = questions.get(id);
+      if (!set) questions.set(id, (set = new Set()));
+      set.add(question);
+    }
+    questionOf.set(controller, question);
   }
 
   /** Answers the peer's requests for `method`; a throw becomes a JSON-RPC error (an `McpError` keeps its `rpc` code). */
@@ -197,6 +222,7 @@ export class RequestEngine {
     if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
     const record = this.pending.take((message as { id?: unknown }).id);
     if (!record) return;
+    if (this.questions !== undefined) this.over(record.id, error);
     fail(record, error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
   };
 
@@ -210,6 +236,7 @@ export class RequestEngine {
   cancel(id: number, error: McpError): void {
     const request = this.pending.take(id);
     if (!request) return;
+    if (this.questions !== undefined) this.over(id, error);
     if (!this.endReason && !silent.has(request)) {
       if (this.channel.abandon) this.channel.abandon(id, error.message);
       else this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
@@ -239,6 +266,7 @@ export class RequestEngine {
     // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
     const request = this.pending.take(id);
     if (!request) return;
+    if (this.questions !== undefined) this.over(request.id, undefined);
     if (error !== undefined && error !== null) return fail(request, this.errors.rpc(request, error));
     if (!request.schema || request.accepts?.(result)) return fulfil(request, result);
     const parsed = request.schema.safeParse(result);
@@ -250,7 +278,11 @@ export class RequestEngine {
     if (method === 'notifications/progress') return this.progress(params);
     if (method === 'notifications/cancelled') {
       const requestId = (params as { requestId?: RequestId } | undefined)?.requestId;
-      if (requestId !== undefined) this.incoming.get(requestId)?.abort(new McpError('cancelled', 'the peer cancelled the request'));
+      const controller = requestId === undefined ? undefined : this.incoming.get(requestId);
+      if (controller) {
+        peerCancelled.add(controller);
+        controller.abort(new McpError('cancelled', 'the peer cancelled the request'));
+      }
     }
     const handler = this.notificationHandlers.get(method);
     if (!handler) return;
@@ -262,11 +294,11 @@ export class RequestEngine {
   }
 
   private progress(params: unknown): void {
-    const parsed = ProgressParamsSchema.safeParse(params);
-    const request = parsed.success ? this.pending.get(parsed.data.progressToken) : undefined;
-    if (!parsed.success || !request) return;
+    if (!isProgressParams(params)) return;
+    const request = this.pending.get(params.progressToken);
+    if (!request) return;
     if (request.resetTimeoutOnProgress) request.deadline = performance.now() + request.timeoutMs;
-    const { progress, total, message } = parsed.data;
+    const { progress, total, message } = params;
     try {
       request.onProgress?.({ progress, total, message });
     } catch {
@@ -286,15 +318,41 @@ export class RequestEngine {
     this.incoming.set(id, controller);
     try {
       const related = context.relatedTo === undefined ? undefined : this.pending.get(context.relatedTo);
+      if (related) this.about(id, [related.id]);
       const result = await handler(params, { id, signal: controller.signal, relatedTo: context.relatedTo, related });
-      // MCP: no answer to a request the peer cancelled.
-      if (!controller.signal.aborted) reply({ result: result ?? {} });
+      // MCP: no answer to a request the peer cancelled. One stopped on our side (its call is
+      // over) is still answered, so the peer is not left waiting for it.
+      if (!peerCancelled.has(controller)) reply({ result: result ?? {} });
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (peerCancelled.has(controller)) return;
       const rpc = error instanceof McpError ? error.rpc : undefined;
       reply({ error: { code: rpc?.code ?? -32603, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
     } finally {
       this.incoming.delete(id);
+      if (this.questions !== undefined) this.answered(controller);
+    }
+  }
+
+  /** Our request `id` is over: a question about it (and about nothing else still running) is stopped. */
+  private over(id: number, why: McpError | undefined): void {
+    const questions = this.questions!.get(id);
+    if (!questions) return;
+    this.questions!.delete(id);
+    for (const question of questions) {
+      if (--question.left > 0) continue;
+      questionOf.delete(question.controller);
+      question.controller.abort(why ?? new McpError('cancelled', 'the request this one is about was answered'));
+    }
+  }
+
+  /** The peer's request was answered: it is no longer tied to ours. */
+  private answered(controller: AbortController): void {
+    const question = questionOf.get(controller);
+    if (!question) return;
+    questionOf.delete(controller);
+    for (const id of question.ids) {
+      const set = this.questions!.get(id);
+      if (set?.delete(question) && set.size === 0) this.questions!.delete(id);
     }
   }
 
@@ -305,6 +363,7 @@ export class RequestEngine {
     this.pending.rejectAll((request) => this.errors.forRequest(reason, request));
     for (const controller of this.incoming.values()) controller.abort(reason);
     this.incoming.clear();
+    this.questions = undefined;
     for (const subscription of this.subscriptions ?? []) subscription.dispose();
     this.closeListeners.fire(reason);
     this.closeListeners.clear();
@@ -331,6 +390,19 @@ function capture(resolve: (value: never) => void, reject: (error: McpError) => v
   captured.reject = reject;
 }
 
+/** A peer's request being answered, about requests of ours: how many of them are not over yet. */
+interface Question {
+  readonly controller: AbortController;
+  readonly ids: readonly number[];
+  left: number;
+}
+
+/** The controllers of the peer's requests the peer cancelled: those are never answered. */
+const peerCancelled = new WeakSet<AbortController>();
+
+/** The question of an incoming request's controller, if it is about requests of ours. */
+const questionOf = new WeakMap<AbortController, Question>();
+
 /** Requests never to be cancelled on the wire (handshakes). A WeakSet, so the hot record stays small. */
 const silent = new WeakSet<PendingRequest>();
 
@@ -339,4 +411,19 @@ function invalidDuration(options: CallOptions, field: 'timeout' | 'maxTotalTimeo
   const value = options[field];
   if (value === undefined || (typeof value === 'number' && value >= 0)) return undefined;
   return new McpError('invalid-config', `the ${field} option must be a non-negative number of milliseconds, got ${String(value)} (${typeof value})`, {});
+}
+
+/**
+ * `notifications/progress` params as the spec shapes them, checked by hand: a server may
+ * report progress before anything else needs a schema library (a gateway's host, too).
+ */
+function isProgressParams(params: unknown): params is { progressToken: string | number; progress: number; total?: number; message?: string } {
+  if (typeof params !== 'object' || params === null) return false;
+  const { progressToken, progress, total, message } = params as Record<string, unknown>;
+  return (
+    (typeof progressToken === 'string' || typeof progressToken === 'number') &&
+    typeof progress === 'number' &&
+    (total === undefined || typeof total === 'number') &&
+    (message === undefined || typeof message === 'string')
+  );
 }

@@ -113,7 +113,15 @@ export class PendingRequests {
    * its list. Only a count per signal: an abort finds its requests among all pending ones,
    * so a request costs no set entry.
    */
-  private readonly bySignal = new Map<AbortSignal, SignalGroup>();
+  private readonly bySignal = new WeakMap<AbortSignal, SignalGroup>();
+  /**
+   * The lasting signals that have a group here, weakly: their group stays while no request
+   * uses them, and a session nobody holds any more must not be kept by it (a WeakMap
+   * above, a WeakRef here, only for the listeners to remove when this session ends).
+   */
+  private lastingSignals: WeakRef<AbortSignal>[] = [];
+  /** Live lasting signals found at the last prune of {@link lastingSignals}. */
+  private lastingLive = 0;
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
 
@@ -137,6 +145,7 @@ export class PendingRequests {
       group = { count: 0, first: undefined, onAbort: () => this.abort(signal) };
       this.bySignal.set(signal, group);
       signal.addEventListener('abort', group.onAbort, { once: true });
+      if (lasting.has(signal)) this.rememberLasting(signal);
     }
     if (group.count++ === 0) group.first = request;
   }
@@ -147,8 +156,8 @@ export class PendingRequests {
   }
 
   get(id: unknown): PendingRequest | undefined {
-    // Servers echo the id (and our numeric progress token) as they got it, but be lenient.
-    return this.byId.get(typeof id === 'number' ? id : Number(id));
+    // Exactly as sent: every id and progress token of ours is a number, and "0x7", [7] or true is none of them.
+    return typeof id === 'number' ? this.byId.get(id) : undefined;
   }
 
   /** Removes the request and cleans up after it; undefined if it had already settled. */
@@ -172,7 +181,13 @@ export class PendingRequests {
       if (request) fail(request, errorFor(request));
     }
     // Only lasting signals' groups are left, all empty now.
-    for (const [signal, group] of this.bySignal) this.forget(signal, group);
+    for (const ref of this.lastingSignals) {
+      const signal = ref.deref();
+      const group = signal && this.bySignal.get(signal);
+      if (group) this.forget(signal!, group);
+    }
+    this.lastingSignals = [];
+    this.lastingLive = 0;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.armedFor = Infinity;
@@ -191,6 +206,14 @@ export class PendingRequests {
       for (const request of stopped) this.aborted(request, signal);
     }
     this.bySignal.delete(signal);
+  }
+
+  /** Notes a lasting signal's group, dropping the notes of signals collected since (amortized: once the list doubles). */
+  private rememberLasting(signal: AbortSignal): void {
+    this.lastingSignals.push(new WeakRef(signal));
+    if (this.lastingSignals.length < 2 * this.lastingLive + 16) return;
+    this.lastingSignals = this.lastingSignals.filter((ref) => ref.deref() !== undefined);
+    this.lastingLive = this.lastingSignals.length;
   }
 
   private forget(signal: AbortSignal, group: SignalGroup): void {

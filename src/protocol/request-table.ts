@@ -12,15 +12,23 @@
  * the caller's continuation. About a fifth of what a call allocated then survived each
  * scavenge, was promoted, and the scavenges took 5-10 ms instead of 0.5 ms (bench/PROFILE.md).
  * An array's emptied slot holds nothing.
+ *
+ * A table grown for a burst goes back to its first size when the burst is over (it empties):
+ * 10,000 requests in flight once must not keep 32,768 slots for the session's life.
  */
 export class RequestTable<T extends { readonly id: number }> {
-  private slots: (T | undefined)[] = new Array<T | undefined>(64).fill(undefined);
-  private mask = 63;
+  private slots: (T | undefined)[] = new Array<T | undefined>(INITIAL_SLOTS).fill(undefined);
+  private mask = INITIAL_SLOTS - 1;
   private aside: Map<number, T> | undefined;
   private count = 0;
 
   get size(): number {
     return this.count;
+  }
+
+  /** Slots the table holds now (it grows with the requests in flight, and shrinks when they are all over). */
+  get capacity(): number {
+    return this.slots.length;
   }
 
   /** `entry.id` must be a non-negative integer not already present. */
@@ -39,7 +47,8 @@ export class RequestTable<T extends { readonly id: number }> {
     const slot = entry.id & this.mask;
     if (this.slots[slot] === entry) this.slots[slot] = undefined;
     else if (!this.aside?.delete(entry.id)) return false;
-    this.count--;
+    // Only a table past its usual size is replaced: a caller whose calls go one at a time empties it on every call.
+    if (--this.count === 0 && this.slots.length > SHRINK_ABOVE) this.reset();
     return true;
   }
 
@@ -59,6 +68,12 @@ export class RequestTable<T extends { readonly id: number }> {
     this.slots[slot] = entry;
   }
 
+  private reset(): void {
+    this.slots = new Array<T | undefined>(INITIAL_SLOTS).fill(undefined);
+    this.mask = INITIAL_SLOTS - 1;
+    this.aside = undefined;
+  }
+
   private grow(): void {
     const entries = this.values();
     this.slots = new Array<T | undefined>(this.slots.length * 2).fill(undefined);
@@ -67,3 +82,7 @@ export class RequestTable<T extends { readonly id: number }> {
     for (const entry of entries) this.place(entry);
   }
 }
+
+const INITIAL_SLOTS = 64;
+/** A table this large or smaller is kept when it empties (8 KiB): bursts of up to 512 in flight cost no new array each. */
+const SHRINK_ABOVE = 1024;

@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** One way a value fails a schema: where (`a.b[0]`, '' for the whole value) and what is wrong. */
@@ -41,15 +41,33 @@ const base: Options = {
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 const engines = new Map<string, InstanceType<typeof Ajv> | InstanceType<typeof Ajv2019> | InstanceType<typeof Ajv2020>>();
 
+// ajv is loaded at the first schema check, not with the package: a gateway answering from
+// its cache, a listing or a CLI command that checks nothing never pays for it.
+let ajv: { Ajv: typeof Ajv; Ajv2019: typeof Ajv2019; Ajv2020: typeof Ajv2020 } | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the validator; {@link compileSchema} may be called once this has resolved. */
+export function loadValidator(): Promise<void> {
+  return (loading ??= Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js')]).then(([draft07, draft2019, draft2020]) => {
+    ajv = { Ajv: draft07.Ajv, Ajv2019: draft2019.Ajv2019, Ajv2020: draft2020.Ajv2020 };
+  }));
+}
+
+/** Whether {@link compileSchema} can be called now (else {@link loadValidator} first). */
+export function validatorLoaded(): boolean {
+  return ajv !== undefined;
+}
+
 function engine(dialect: Dialect, useDefaults: boolean) {
   const key = `${dialect}:${useDefaults}`;
-  let ajv = engines.get(key);
-  if (!ajv) {
+  let compiler = engines.get(key);
+  if (!compiler) {
     const options = { ...base, useDefaults };
-    ajv = dialect === 'draft-07' ? new Ajv(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
-    engines.set(key, ajv);
+    const loaded = ajv!; // compileSchema checked
+    compiler = dialect === 'draft-07' ? new loaded.Ajv(options) : dialect === '2019-09' ? new loaded.Ajv2019(options) : new loaded.Ajv2020(options);
+    engines.set(key, compiler);
   }
-  return ajv;
+  return compiler;
 }
 
 /** JSON Schema 2020-12 unless `$schema` names draft-07 (or older, read as draft-07) or 2019-09. */
@@ -68,8 +86,11 @@ const compiledWithDefaults = new WeakMap<object, CompiledSchema | null>();
  * be checked here — not an object, too large or deep, an unresolvable or remote `$ref` —
  * so the caller passes values through unchecked rather than reject what the server may accept.
  * With `useDefaults`, `check` also fills in the schema's defaults on the value it is given.
+ * Only once {@link loadValidator} has resolved.
  */
 export function compileSchema(schema: unknown, options?: { useDefaults?: boolean }): CompiledSchema | undefined {
+  // A compile failure reads as "cannot be checked here": never let a missing load pass for one.
+  if (!ajv) throw new Error('compileSchema before loadValidator() resolved');
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
   const useDefaults = options?.useDefaults ?? false;
   const cache = useDefaults ? compiledWithDefaults : compiled;

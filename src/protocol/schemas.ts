@@ -128,13 +128,6 @@ export const InitializeResultSchema = z.looseObject({
 
 export const EmptyResultSchema = z.looseObject({ _meta: meta });
 
-export const ProgressParamsSchema = z.looseObject({
-  progressToken: z.union([z.string(), z.number()]),
-  progress: z.number(),
-  total: z.number().optional(),
-  message: z.string().optional(),
-});
-
 export const LogMessageParamsSchema = z.looseObject({
   level: z.string(),
   logger: z.string().optional(),

@@ -63,7 +63,8 @@ export class SessionErrors {
 
   /** Why the session ended, restated for one request so it names that request's phase. */
   forRequest(reason: McpError, request: RequestLabel): McpError {
-    const detail = reason.message.slice(this.prefix.length);
+    // Reasons made by this session carry its prefix; one from below (a channel, a test peer) may not.
+    const detail = reason.message.startsWith(this.prefix) ? reason.message.slice(this.prefix.length) : reason.message;
     return new McpError(reason.code, `${this.prefix}${request.label} failed: ${detail}`, {
       server: this.server,
       phase: request.phase,

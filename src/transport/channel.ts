@@ -63,10 +63,11 @@ export interface Channel {
    */
   onClose(listener: (reason: McpError) => void): Disposable;
   /**
-   * The sender no longer waits for request `id` (timed out, cancelled). A transport with
-   * a stream per request (2026 Streamable HTTP) closes that stream; stdio drops the frame
-   * if it is still queued, else sends `notifications/cancelled` with `reason`. Without it
-   * the caller sends `notifications/cancelled` itself.
+   * The sender no longer waits for request `id` (timed out, cancelled). 2026 Streamable
+   * HTTP closes that request's stream; legacy Streamable HTTP sends
+   * `notifications/cancelled` with `reason`, then closes it; stdio drops the frame if it
+   * is still queued, else sends `notifications/cancelled`. Without it the caller sends
+   * `notifications/cancelled` itself.
    */
   abandon?(id: RequestId, reason?: string): void;
   /** stdio: each stderr line of the server process, as it arrives. */

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AbstractMessageReader, Disposable, Emitter } from 'vscode-jsonrpc';
+import { AbstractMessageReader, Disposable, Emitter } from './jsonrpc-base.js';
 import type { DataCallback, Event, Message, MessageReader } from 'vscode-jsonrpc';
 import { McpError } from '../errors.js';
 import { ChunkBuffer } from './chunk-buffer.js';

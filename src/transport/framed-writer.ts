@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { AbstractMessageWriter } from 'vscode-jsonrpc';
+import { AbstractMessageWriter } from './jsonrpc-base.js';
 import type { Message, MessageWriter } from 'vscode-jsonrpc';
 import { McpError, serverLabel } from '../errors.js';
 import { invalidOption } from './framing-options.js';
@@ -79,6 +79,11 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
   private readonly server: string | undefined;
   private readonly streamFailure: ((error: Error) => Error) | undefined;
   private congested = false;
+  /**
+   * A write was refused for want of room, and none has been freed since: later writes are
+   * refused before they are encoded (50k refused 8 KiB requests must not each be serialized).
+   */
+  private full = false;
   private ending = false;
   private failure: Error | undefined;
   private errorCount = 0;
@@ -124,6 +129,7 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
 
   /** {@link write} with callbacks instead of a promise: `failed` gets what `write` would reject with, and the message. */
   post(message: Message, failed: (error: Error, message: Message) => void, done: () => void = nothing): void {
+    if (this.full && this.failure === undefined && !this.ending) return failed(this.refusal(this.queuedBytes), message);
     let frame: string;
     try {
       frame = this.encode(message);
@@ -160,6 +166,7 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     write.bytes = 0;
     write.message = undefined;
     write.resolve();
+    this.full = false;
     if (++this.holes > 1024 && this.holes * 2 > this.queue.length - this.head) this.compact();
     return true;
   }
@@ -185,14 +192,8 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
     const waiting = this.queuedBytes;
     if (waiting + bytes > this.maxQueuedBytes) {
       // Refused alone, not reported through onError: the connection stays up for when the peer reads again.
-      return write.reject(
-        new McpError(
-          'unavailable',
-          `${serverLabel(this.server)}the server is not reading its input: ${waiting} bytes of messages are already waiting (maxQueuedBytes ${this.maxQueuedBytes}); not sending more until it does`,
-          this.fields(),
-        ),
-        write.message as Message,
-      );
+      this.full = true;
+      return write.reject(this.refusal(waiting), write.message as Message);
     }
     write.bytes = bytes;
     this.bytesQueued += bytes;
@@ -248,6 +249,7 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
 
   private flush(): void {
     this.congested = false;
+    this.full = false;
     while (!this.congested && this.head < this.queue.length) {
       const write = this.queue[this.head]!;
       this.queue[this.head++] = undefined;
@@ -307,6 +309,15 @@ export abstract class FramedMessageWriter extends AbstractMessageWriter implemen
       const write = queued[i]!;
       if (write.message !== undefined) this.reject(write, this.failure);
     }
+  }
+
+  /** Why a write is refused while `waiting` bytes wait for a peer that does not read. */
+  private refusal(waiting: number): McpError {
+    return new McpError(
+      'unavailable',
+      `${serverLabel(this.server)}the server is not reading its input: ${waiting} bytes of messages are already waiting (maxQueuedBytes ${this.maxQueuedBytes}); not sending more until it does`,
+      this.fields(),
+    );
   }
 
   private reject(write: PendingWrite, error: Error): void {

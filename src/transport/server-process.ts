@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { withinTime } from '../async/within-time.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
 import { GroupProbe, signalGroup } from './process-group.js';
-import { resolveSpec, spawned, spawnFailed, startChild, type Child, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
+import { loadSpawner, resolveSpec, spawned, spawnFailed, startChild, type Child, type ProcessSpec, type ResolvedSpec } from './spawn-child.js';
 import { LineSplitter, StderrTail } from './stderr-tail.js';
 
 export type { ProcessSpec } from './spawn-child.js';
@@ -66,6 +66,7 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
     const resolved = resolveSpec(spec);
     // Node reports a missing cwd as ENOENT of the command, which would send users looking for the wrong thing.
     await checkCwd(resolved);
+    await loadSpawner();
     let child: Child;
     try {
       child = startChild(resolved);

@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import type { execa as Execa } from 'execa';
 import { McpError, serverLabel } from '../errors.js';
 import { safeEnvironment } from './child-env.js';
 
@@ -56,12 +56,24 @@ export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
   return { name: spec.name, command, args, env, cwd, inheritEnv, stderrTailLines, stderrTailBytes };
 }
 
+let execa: typeof Execa | undefined;
+
 /**
- * Starts the child. Every option that could end or buffer it is off: the
+ * Loads execa, the largest module a start needs (about a third of the package's import
+ * when loaded eagerly): a process that never spawns never pays for it. Call before
+ * {@link startChild}; later calls cost a resolved promise.
+ */
+export async function loadSpawner(): Promise<void> {
+  execa ??= (await import('execa')).execa;
+}
+
+/**
+ * Starts the child ({@link loadSpawner} first). Every option that could end or buffer it is off: the
  * ServerProcess alone owns its lifetime, and a long-lived server's output must not
  * pile up in memory. stdout stays the raw pipe (Buffers, no decoding, no splitting).
  */
 export function startChild(spec: ResolvedSpec) {
+  if (execa === undefined) throw new Error('startChild before loadSpawner');
   const child = execa(spec.command, spec.args, {
     cwd: spec.cwd,
     env: safeEnvironment(spec.env, spec.inheritEnv),

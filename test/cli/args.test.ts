@@ -31,8 +31,8 @@ describe('parseCommandLine', () => {
   });
 
   it.each([
-    [[], 'no command given; the commands are tools, tool, call, resources, read, status, login, prompts and prompt'],
-    [['list'], 'unknown command "list"; the commands are tools, tool, call, resources, read, status, login, prompts and prompt'],
+    [[], 'no command given; the commands are tools, tool, call, resources, read, status, login, prompts, prompt and serve'],
+    [['list'], 'unknown command "list"; the commands are tools, tool, call, resources, read, status, login, prompts, prompt and serve'],
     [['tols'], 'unknown command "tols"; did you mean tools or tool?'],
     [['stauts'], 'unknown command "stauts"; did you mean status?'],
     [['tools', '--verbos'], 'unknown option --verbos; did you mean --verbose?'],

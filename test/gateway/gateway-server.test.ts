@@ -280,6 +280,23 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(warm.starts).toEqual(['b']);
   });
 
+  it('from a warm cache, tools/list starts nothing even for a 2026 backend that answers ttlMs: 0', async () => {
+    const cacheDir = tempDir();
+    // The SDK v2 server gives its lists the SDK's default hints: ttlMs 0, private.
+    const servers = { modern: fixture('sdk2-modern-server.mjs'), a: fixture('echo-server.mjs') };
+    const cold = await setUp(servers, era, {}, { cacheDir });
+    expect((await cold.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__modern__echo', 'mcp__a__echo']));
+    expect(cold.manager.status().modern.era).toBe('2026');
+    await cold.manager.shutdown();
+
+    const warm = await setUp(servers, era, {}, { cacheDir });
+    for (let i = 0; i < 3; i++) expect((await warm.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mcp__modern__echo', 'mcp__a__echo']));
+    expect(warm.starts).toEqual([]);
+    const result = await warm.client.callTool({ name: 'mcp__modern__echo', arguments: { text: 'hi' } });
+    expect(textOf(result as { content: unknown[] })).toBe('hi');
+    expect(warm.starts).toEqual(['modern']);
+  });
+
   it('maps failures to JSON-RPC errors with our code and server in data, and stays up', async () => {
     const { client } = await setUp({ a: fixture('echo-server.mjs'), gone: { command: '/nonexistent/lazy-mcp-test-binary' } }, era);
     const unknown = await client.callTool({ name: 'mcp__a__nope', arguments: {} }).catch((e: unknown) => e);
@@ -336,6 +353,31 @@ describe.each<Era>(['legacy', '2026'])('the gateway to an SDK v2 client (%s era)
     expect(starts).toEqual(['a']);
     const missing = await client.readResource({ uri: 'other://x' }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: -32602, data: { uri: 'other://x' } });
+  });
+
+  it('lists a URI two servers share under a distinct URI per server, and reads each from the server that listed it', async () => {
+    const { client } = await setUp({ alpha: fixture('repo-resources.mjs', 'alpha'), 'b/eta': fixture('repo-resources.mjs', 'beta') }, era);
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri).sort();
+    // Unique URIs unchanged; the shared one once per server, naming it (percent-encoded).
+    expect(uris).toEqual(['git://alpha/HEAD', 'git://beta/HEAD', 'lazy-mcp:alpha/git://working-directory', 'lazy-mcp:b%2Feta/git://working-directory']);
+    const text = async (uri: string) => {
+      const { contents } = await client.readResource({ uri });
+      expect(contents[0].uri).toBe(uri);
+      return (contents[0] as { text: string }).text;
+    };
+    expect(await text('lazy-mcp:alpha/git://working-directory')).toBe('working directory of alpha');
+    expect(await text('lazy-mcp:b%2Feta/git://working-directory')).toBe('working directory of beta');
+    expect(await text('git://beta/HEAD')).toBe('HEAD of beta');
+    // The bare shared URI is ambiguous: refused, naming the URIs to read instead, never sent to one by guess.
+    const bare = await client.readResource({ uri: 'git://working-directory' }).catch((e: unknown) => e);
+    expect(bare).toMatchObject({ code: -32602, message: expect.stringContaining('lazy-mcp:alpha/git://working-directory, lazy-mcp:b%2Feta/git://working-directory') });
+    // Templates likewise: one per server, and a URI expanded from each reaches its server.
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['lazy-mcp:alpha/git://log/{ref}', 'lazy-mcp:b%2Feta/git://log/{ref}']);
+    expect(await text('lazy-mcp:b%2Feta/git://log/main')).toBe('log of main in beta');
+    expect(await text('lazy-mcp:alpha/git://log/dev')).toBe('log of dev in alpha');
+    await expect(client.readResource({ uri: 'git://log/main' })).rejects.toMatchObject({ code: -32602 });
   });
 
   it('passes completion/complete to the server owning the prompt (public name) or resource template', async () => {
@@ -428,6 +470,22 @@ describe('the gateway and its clients', () => {
     expect(gateway.connectionCount).toBe(1);
   });
 
+  it('gives its 2026 listings a ttlMs a client can cache them for', async () => {
+    const manager = McpServerManager.fromConfig({ mcpServers: {} });
+    cleanups.push(() => manager.shutdown());
+    const gateway = new Gateway(manager);
+    cleanups.push(() => gateway.close());
+    const [clientSide, serverSide] = createMemoryChannelPair();
+    gateway.connect(serverSide);
+    const answers: { id: number; result: Record<string, unknown> }[] = [];
+    clientSide.onMessage((m) => answers.push(m as never));
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    for (const [id, method] of ['tools/list', 'prompts/list', 'resources/list'].entries()) await clientSide.send({ jsonrpc: '2.0', id, method, params: { _meta: meta } });
+    await waitForAsync(async () => answers.length === 3, 5000);
+    const hints = answers.sort((x, y) => x.id - y.id).map(({ result }) => [result.ttlMs, result.cacheScope]);
+    expect(hints).toEqual([[60000, 'private'], [10000, 'private'], [10000, 'private']]);
+  });
+
   it('answers a request naming an unknown modern revision with -32022 and the revisions it speaks', async () => {
     const manager = McpServerManager.fromConfig({ mcpServers: {} });
     cleanups.push(() => manager.shutdown());
@@ -442,7 +500,7 @@ describe('the gateway and its clients', () => {
     await waitForAsync(async () => answers.length === 2, 5000);
     expect(answers).toEqual([
       { jsonrpc: '2.0', id: 1, error: { code: -32022, message: expect.any(String), data: { supported: ['2026-07-28'], requested: '2099-01-01' } } },
-      { jsonrpc: '2.0', id: 2, result: expect.objectContaining({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 0 }) },
+      { jsonrpc: '2.0', id: 2, result: expect.objectContaining({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 60000, cacheScope: 'private' }) },
     ]);
   });
 });

@@ -175,10 +175,10 @@ describe('lazy-mcp serve: completion with the SDK v1 client', () => {
 });
 
 describe('lazy-mcp serve usage', () => {
-  it('explains itself on stderr and refuses an unknown option with status 2, leaving stdout to MCP', async () => {
+  it('prints its help on stdout when asked, and refuses an unknown option with status 2, leaving stdout to MCP', async () => {
     const help = await runNode(cliPath, ['serve', '--help']);
-    expect(help).toMatchObject({ code: 0, stdout: '' });
-    expect(help.stderr).toContain('lazy-mcp serve');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('lazy-mcp serve');
     const bad = await runNode(cliPath, ['serve', '--nope']);
     expect(bad).toMatchObject({ code: 2, stdout: '' });
     expect(bad.stderr).toContain("Unknown option '--nope'");

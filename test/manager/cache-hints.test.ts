@@ -44,13 +44,38 @@ describe('cache hints of 2026 servers', () => {
     }
   });
 
-  it('lists again a cached list past its ttlMs (ttlMs: 0, the SDK default), starting the server', async () => {
+  it('serves a cached list past its ttlMs (ttlMs: 0, the SDK default) without starting the server, and lists again at its next start', async () => {
     const { cacheDir, config, methods, record } = setup();
     const first = McpServerManager.fromConfig(config, { cacheDir });
     await first.listTools().finally(() => first.shutdown());
 
     writeFileSync(record, '');
     const second = McpServerManager.fromConfig(config, { cacheDir });
+    const changed: string[] = [];
+    second.on('toolsChanged', ({ server }) => changed.push(server));
+    try {
+      for (let i = 0; i < 3; i++) expect((await second.listTools()).map((t) => t.name)).toContain('mcp__modern__echo');
+      expect((await second.listPrompts()).map((p) => p.server)).toEqual([]);
+      expect(second.status().modern.pid).toBeUndefined();
+      expect(methods()).toEqual([]);
+      // A call is the next real start: it lists again (revalidates) before the call goes out.
+      await second.callTool('mcp__modern__add_tool', { name: 'added' });
+      expect(listCount(methods())).toBe(1);
+      // Running now, the server's ttlMs: 0 has a listing fetched again over its connection.
+      expect((await second.listTools()).map((t) => t.name)).toContain('mcp__modern__added');
+      expect(changed).toContain('modern');
+    } finally {
+      await second.shutdown();
+    }
+  });
+
+  it('with cacheHints "strict", lists again a cached list past its ttlMs, starting the server', async () => {
+    const { cacheDir, config, methods, record } = setup();
+    const first = McpServerManager.fromConfig(config, { cacheDir });
+    await first.listTools().finally(() => first.shutdown());
+
+    writeFileSync(record, '');
+    const second = McpServerManager.fromConfig(config, { cacheDir, cacheHints: 'strict' });
     try {
       expect((await second.listTools()).map((t) => t.name)).toContain('mcp__modern__echo');
       expect(second.status().modern.pid).toBeGreaterThan(0);
@@ -117,7 +142,7 @@ describe('cache hints of 2026 servers', () => {
     }
   });
 
-  it('serves a stale list, with a log, when the server cannot be started to list it again', async () => {
+  it('with cacheHints "strict", serves a stale list, with a log, when the server cannot be started to list it again', async () => {
     const modeFile = join(dir, 'mode');
     writeFileSync(modeFile, 'modern');
     const cacheDir = join(dir, 'cache-stale-served');
@@ -127,7 +152,7 @@ describe('cache hints of 2026 servers', () => {
 
     // Same config, now a server that dies at once.
     writeFileSync(modeFile, 'legacy');
-    const second = McpServerManager.fromConfig(config, { cacheDir });
+    const second = McpServerManager.fromConfig(config, { cacheDir, cacheHints: 'strict' });
     const logs: ManagerEvents['log'][] = [];
     second.on('log', (e) => logs.push(e));
     try {
@@ -136,6 +161,10 @@ describe('cache hints of 2026 servers', () => {
     } finally {
       await second.shutdown();
     }
+  });
+
+  it('refuses an unknown cacheHints mode, naming the value', () => {
+    expect(() => McpServerManager.fromConfig({ mcpServers: {} }, { cacheHints: 'always' as never })).toThrow(/cacheHints.*"revalidate", "strict" or "ignore".*always/);
   });
 
   it('never serves a private list to another authorization context', async () => {

@@ -60,6 +60,22 @@ describe('host handlers, legacy era over stdio', () => {
     expect(log).toEqual(['chat: Who? (f, mcp__f__ask)']);
   });
 
+  it("a question about a session's call stops when the session closes (HostRequestContext.signal)", async () => {
+    let signal: AbortSignal | undefined;
+    const manager = manage({ capabilities: { elicitation: true } });
+    const chat = manager.session({
+      handlers: { elicitation: (_request, ctx) => new Promise((resolve) => ((signal = ctx.signal), ctx.signal.addEventListener('abort', () => resolve({ action: 'cancel' })))) },
+    });
+    const call = chat.callTool('mcp__f__ask', { message: 'Who?' }).catch((e) => e);
+    expect(await waitFor(() => signal !== undefined, 10_000)).toBe(true);
+    expect(signal!.aborted).toBe(false);
+    chat.close();
+    expect(await call).toMatchObject({ code: 'closed' });
+    expect(signal!.aborted).toBe(true);
+    // The server goes on serving the others.
+    expect(answerOf(await manager.callTool('mcp__f__ask')).result).toEqual({ action: 'decline' });
+  });
+
   it("a question asked while a session's call waits for the server's start goes to that session", async () => {
     const cacheDir = tempDir();
     const servers = { r: fixture('asks-roots-in-handshake.mjs') };
@@ -129,6 +145,21 @@ describe('host handlers, 2026 era (multi round-trip requests)', () => {
     const rounds = JSON.parse(textOf(await manager.callTool('mcp__m__rounds')));
     expect(rounds).toHaveLength(4);
     expect(rounds.every((r: { elicitation: boolean }) => r.elicitation)).toBe(true);
+  });
+
+  it('a session\'s own elicitation handler is declared in its requests even when the manager has none (SDK v2 server, stdio)', async () => {
+    const log: string[] = [];
+    const manager = manage({}, { modern: fixture('sdk2-modern-server.mjs'), m: fixture('modern-asks.mjs') });
+    const chat = manager.session({ handlers: { elicitation: answers('Ada', log, { sure: true, name: 'Ada' }) } });
+    expect(textOf(await chat.callTool('mcp__modern__confirm', { what: 'deploy' }))).toBe('accept: {"sure":true,"name":"Ada"} state=state for deploy');
+    expect(log).toEqual(['Ada: Really deploy? (modern, mcp__modern__confirm)']);
+    expect(manager.status().modern.era).toBe('2026');
+    // Per request: the session's call declares elicitation, the manager's own calls do not.
+    expect(JSON.parse(textOf(await chat.callTool('mcp__m__ask', { who: 'ada' }))).answer).toEqual({ action: 'accept', content: { sure: true, name: 'Ada' } });
+    const plain = manager.session();
+    await expect(plain.callTool('mcp__m__ask', { who: 'nobody' })).rejects.toMatchObject({ code: 'protocol-error', message: expect.stringContaining('did not declare the capability') });
+    const rounds = JSON.parse(textOf(await manager.callTool('mcp__m__rounds')));
+    expect(rounds.map((r: { elicitation: boolean }) => r.elicitation)).toEqual([true, true, false]);
   });
 
   it('a session without a handler declines; an answer that breaks requestedSchema is declined', async () => {

@@ -32,10 +32,11 @@ describe('HostRouter', () => {
 describe('validateElicitation', () => {
   const requestedSchema = { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer', default: 3 } }, required: ['name'] };
 
-  it('applies defaults to a copy and rejects an answer that does not fit', () => {
+  it('applies defaults to a copy and rejects an answer that does not fit', async () => {
     const content = { name: 'Ada' };
-    expect(validateElicitation({ message: '?', requestedSchema }, { action: 'accept', content })).toEqual({ action: 'accept', content: { name: 'Ada', n: 3 } });
+    expect(await validateElicitation({ message: '?', requestedSchema }, { action: 'accept', content })).toEqual({ action: 'accept', content: { name: 'Ada', n: 3 } });
     expect(content).toEqual({ name: 'Ada' });
+    // Once the validator is loaded (above), the check is synchronous.
     expect(() => validateElicitation({ message: '?', requestedSchema }, { action: 'accept', content: { n: 'x' } })).toThrow('`name` is required');
   });
 

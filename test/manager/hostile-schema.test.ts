@@ -42,7 +42,10 @@ describe('a server listing a 5,000-deep inputSchema', () => {
     expect(error).toBeInstanceOf(McpError);
     expect(error).toMatchObject({ code: 'protocol-error', server: 'deep', phase: 'tools/call' });
     expect((error as McpError).message).toMatch(/tool "mcp__deep__deep_result" nests deeper than \d+ levels/);
+    // The caller got an error, so the metrics count one, not a success.
+    expect(manager.metrics().deep).toMatchObject({ calls: 1, inFlight: 0, errors: { 'protocol-error': 1 } });
     expect(textOf(await manager.callTool('mcp__deep__echo', { text: 'still' }))).toBe('still');
+    expect(manager.metrics().deep).toMatchObject({ calls: 2, inFlight: 0, errors: { 'protocol-error': 1 } });
   });
 
   it('answers a 5,000-deep JSON-RPC error as an rpc-error that is safe to serialize', async () => {

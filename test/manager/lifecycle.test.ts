@@ -232,3 +232,25 @@ describe('events', () => {
     expect(String(logs[0].data)).toContain('Server starting on stdio...');
   });
 });
+
+describe('a server that dies during the start', () => {
+  it('dying on the start’s prompts/list is a failed start, never ready on a dead connection; the next start serves', async () => {
+    const marker = join(tempDir('lazy-mcp-dies-listing-'), 'died');
+    const manager = manage({ dies: fixture('dies-listing-prompts.mjs', marker) });
+    const states: string[] = [];
+    manager.on('stateChange', ({ from, to }) => states.push(`${from}>${to}`));
+    const error = await manager.callServerTool('dies', 'echo', { text: 'x' }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'peer-exited', server: 'dies', exitCode: 3 });
+    expect(states).toEqual(['idle>starting', 'starting>backoff']);
+    expect(manager.status().dies).toMatchObject({ state: 'backoff', lastError: { code: 'peer-exited' } });
+    // After the backoff wait the next use starts it again; this time it stays up.
+    const deadline = Date.now() + 10_000;
+    let result = await manager.callServerTool('dies', 'echo', { text: 'again' }).catch((e) => e);
+    while (result?.code === 'unavailable' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      result = await manager.callServerTool('dies', 'echo', { text: 'again' }).catch((e) => e);
+    }
+    expect(textOf(result)).toBe('again');
+    expect(manager.status().dies.state).toBe('ready');
+  });
+});

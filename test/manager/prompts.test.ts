@@ -46,6 +46,17 @@ describe('prompts', () => {
     await expect(manager.getPrompt('mcp__f__ask')).rejects.toMatchObject({ code: 'unknown-prompt' });
   });
 
+  it('a public name whose server part names no configured server is unknown-server, and starts nothing', async () => {
+    const { manager, starts } = manage({ mcpServers: { files: features(), other: features() } });
+    const error = await manager.getPrompt('mcp__nosuchserver__x').catch((e) => e);
+    expect(error).toMatchObject({ code: 'unknown-server', phase: 'prompts/get' });
+    expect(error.message).toBe('no server named "nosuchserver" for prompt "mcp__nosuchserver__x" (configured: files, other)');
+    const typo = await manager.getPrompt('mcp__file__greet').catch((e) => e);
+    expect(typo).toMatchObject({ code: 'unknown-server' });
+    expect(typo.message).toContain('did you mean files?');
+    expect(starts).toEqual([]);
+  });
+
   it('sessions list and get only their own servers\' prompts', async () => {
     const { manager } = manage({ mcpServers: { f: features(), g: features() } });
     const session = manager.session({ servers: ['g'] });

@@ -88,6 +88,25 @@ describe('OAuth in the pool (local authorization server + MCP resource on 127.0.
     expect(states).toEqual(['starting', 'ready', 'needs-auth', 'stopped', 'starting', 'ready']);
   });
 
+  it('a token endpoint outage during a refresh fails that call only, naming the token endpoint; the connection stays up', async () => {
+    const manager = pool(tempDir());
+    const states: string[] = [];
+    manager.on('stateChange', (e: ManagerEvents['stateChange']) => states.push(e.to));
+    await manager.login('gh', { openUrl: browse, timeoutMs: 20_000 });
+    expect(textOf(await manager.callServerTool('gh', 'whoami'))).toBe('read write');
+    await fetch(`${f.url}/_token_outage?on=1`);
+    await fetch(`${f.url}/_expire`);
+    const error = await manager.callServerTool('gh', 'whoami').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'connect-failed', server: 'gh' });
+    expect((error as Error).message).toContain(`the token endpoint at ${f.url}/token`);
+    expect(manager.status().gh.state).toBe('ready');
+    // Once the authorization server is back, the same connection serves: no new start.
+    await fetch(`${f.url}/_token_outage?on=0`);
+    expect(textOf(await manager.callServerTool('gh', 'whoami'))).toBe('read write');
+    expect(states).toEqual(['starting', 'ready']);
+    expect(manager.status().gh).toMatchObject({ state: 'ready', restarts: 0 });
+  });
+
   it('login of a server without oauth (or not remote) says so', async () => {
     const manager = McpServerManager.fromConfig({ mcpServers: { plain: { type: 'http', url: f.resource.href } } }, { stateDir: tempDir() });
     managers.push(manager);

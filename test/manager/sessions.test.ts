@@ -1,5 +1,14 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { McpServerManager } from '../../src/manager/manager.js';
+import type { ToolSession } from '../../src/manager/session.js';
 import { fixture, textOf } from '../support/fixtures.js';
+
+/** The engine's full collection, without running the whole test process under --expose-gc. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
 
 
 describe('sessions', () => {
@@ -96,5 +105,34 @@ describe('session calls sharing one caller signal', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it('a session its host forgets without closing costs nothing once collected, even after it made calls', async () => {
+    const gc = collector();
+    await manager.callTool('mcp__a__echo', { text: 'warm' });
+    const sessions: WeakRef<ToolSession>[] = [];
+    const signals: WeakRef<AbortSignal>[] = [];
+    await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const session = manager.session();
+        // Its calls leave its signal known to the server's connection (see PendingRequests' lasting signals).
+        expect(textOf(await session.callTool('mcp__a__echo', { text: String(i) }))).toBe(String(i));
+        sessions.push(new WeakRef(session));
+        signals.push(new WeakRef((session as unknown as { shared: AbortController }).shared.signal));
+      }
+    })();
+    // A WeakRef made or read in this job keeps its target until the job ends.
+    const deadline = Date.now() + 10_000;
+    let held = sessions.length;
+    while (held > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      held = sessions.filter((ref) => ref.deref() !== undefined).length + signals.filter((ref) => ref.deref() !== undefined).length;
+    }
+    expect(held).toBe(0);
+    // A session still held is closed by the shutdown, as before.
+    const kept = manager.session();
+    await manager.shutdown();
+    await expect(kept.callTool('mcp__a__echo', { text: 'x' })).rejects.toMatchObject({ code: 'closed' });
   });
 });

@@ -12,6 +12,7 @@ import {
 import { LATEST_PROTOCOL_VERSION } from '../../src/protocol/types.js';
 import type { MemoryChannel } from '../../src/transport/memory.js';
 import { memoryPair, type MemoryPeer, NO_ANSWER } from '../support/memory-peer.js';
+import { waitFor } from '../support/fixtures.js';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
@@ -476,6 +477,38 @@ describe('multi round-trip requests', () => {
     expect(handlerSignal?.aborted).toBe(true);
     expect(peer.sent('tools/call')).toHaveLength(1);
   });
+  it('a failing handler fails the call with an McpError and stops its sibling handlers', async () => {
+    let siblingSignal: AbortSignal | undefined;
+    const { client, peer } = await mrtr({
+      handlers: {
+        // A person who never answers: only an abort ends the wait.
+        elicitation: (_request, ctx) => ((siblingSignal = ctx.signal), new Promise(() => undefined)),
+        sampling: async () => {
+          await new Promise((r) => setTimeout(r, 10));
+          throw new Error('the model is down');
+        },
+      },
+    });
+    peer.handlers.set('tools/call', () => ({
+      resultType: 'input_required',
+      inputRequests: { e: { method: 'elicitation/create', params: { message: 'hi' } }, s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } },
+    }));
+    const error = await rejection(client.callTool('t'));
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: 'rpc-error', server: 'mem', phase: 'tools/call', rpc: { code: -32603, message: 'the model is down' } });
+    expect(error.message).toBe('server "mem": tools/call "t" asked for sampling/createMessage (input_required), and the host\'s handler failed: the model is down');
+    expect((error.cause as Error).message).toBe('the model is down');
+    expect(siblingSignal?.aborted).toBe(true);
+    expect(peer.sent('tools/call')).toHaveLength(1);
+  });
+
+  it('a handler that throws an McpError fails the call with it as it is', async () => {
+    const own = new McpError('cancelled', 'the user closed the form', {});
+    const { client, peer } = await mrtr({ handlers: { elicitation: async () => Promise.reject(own) } });
+    peer.handlers.set('tools/call', () => ({ resultType: 'input_required', inputRequests: { e: { method: 'elicitation/create', params: { message: 'hi' } } } }));
+    expect(await rejection(client.callTool('t'))).toBe(own);
+  });
+
   it('stops waiting for the handlers when the session ends, rejecting with closed', async () => {
     let started!: () => void;
     const asked = new Promise<void>((resolve) => (started = resolve));
@@ -502,6 +535,56 @@ describe('legacy requests over a channel', () => {
     expect((await peer.next((m) => m.id === 'q2')).result).toEqual({ action: 'decline' });
     peer.reply(sent.id, { content: [] });
     await call;
+  });
+
+  it('a question about a call stops when the call is cancelled or times out (HostRequestContext.signal), and is still answered', async () => {
+    const { near, peer } = memoryPair();
+    legacyPeer(peer);
+    const signals: AbortSignal[] = [];
+    const client = await over(near, {
+      handlers: {
+        // A person who never answers: only the signal ends the wait.
+        elicitation: (_request, ctx) =>
+          new Promise((resolve) => {
+            signals.push(ctx.signal);
+            ctx.signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
+          }),
+      },
+    });
+    peer.handlers.set('tools/call', () => NO_ANSWER);
+    // Related by the transport (it came on the call's own stream): the caller cancels the call.
+    const controller = new AbortController();
+    const call = client.callTool('ask', {}, { signal: controller.signal }).catch((e: McpError) => e);
+    const first = await peer.next('tools/call');
+    peer.request('q1', 'elicitation/create', { message: 'related' }, { relatedTo: first.id });
+    expect(await waitFor(() => signals.length === 1)).toBe(true);
+    expect(signals[0].aborted).toBe(false);
+    controller.abort();
+    expect(await call).toMatchObject({ code: 'cancelled' });
+    expect(signals[0].aborted).toBe(true);
+    expect((await peer.next((m) => m.id === 'q1')).result).toEqual({ action: 'cancel' });
+    // Attributed to the one caller with calls in flight (no relation on stdio): the call times out.
+    const timed = client.callTool('ask', {}, { timeout: 150, caller: {} }).catch((e: McpError) => e);
+    const second = await peer.next((m) => m.method === 'tools/call' && m.id !== first.id);
+    peer.request('q2', 'elicitation/create', { message: 'sole caller' });
+    expect(await waitFor(() => signals.length === 2)).toBe(true);
+    expect(await timed).toMatchObject({ code: 'timeout' });
+    expect(signals[1].aborted).toBe(true);
+    expect((await peer.next((m) => m.id === 'q2')).result).toEqual({ action: 'cancel' });
+    expect(second.id).not.toBe(first.id);
+  });
+
+  it('a question the server cancels is stopped and never answered', async () => {
+    const { near, peer } = memoryPair();
+    legacyPeer(peer);
+    let signal: AbortSignal | undefined;
+    const client = await over(near, { handlers: { elicitation: (_request, ctx) => ((signal = ctx.signal), new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ action: 'cancel' })))) } });
+    peer.request('q3', 'elicitation/create', { message: 'unrelated' });
+    expect(await waitFor(() => signal !== undefined)).toBe(true);
+    peer.notify('notifications/cancelled', { requestId: 'q3' });
+    expect(await waitFor(() => signal!.aborted)).toBe(true);
+    await client.listTools();
+    expect(peer.received.some((r) => r.message.id === 'q3')).toBe(false);
   });
 
   it('legacy calls carry no 2026 envelope', async () => {

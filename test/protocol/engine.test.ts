@@ -56,6 +56,26 @@ describe('RequestEngine: requests out', () => {
     await expect(call).resolves.toEqual({});
   });
 
+  it('settles a request only by its id exactly as sent: "0x7", [7], true, "7" settle nothing', async () => {
+    const { peer, engine } = setup();
+    let progressed = 0;
+    const call = engine.request({ method: 'x', params: {}, phase: 'tools/call' }, { onProgress: () => progressed++ });
+    const { id } = await peer.next('x');
+    expect(typeof id).toBe('number');
+    for (const lookalike of [`0x${id.toString(16)}`, [id], String(id), `${id}.0`, ` ${id}`]) {
+      peer.reply(lookalike, { wrong: lookalike });
+      peer.notify('notifications/progress', { progressToken: lookalike, progress: 1 });
+    }
+    if (id === 1) peer.reply(true, { wrong: true });
+    await tick();
+    expect(engine.inFlight).toBe(1);
+    expect(progressed).toBe(0);
+    peer.notify('notifications/progress', { progressToken: id, progress: 1 });
+    peer.reply(id, { right: true });
+    await expect(call).resolves.toEqual({ right: true });
+    expect(progressed).toBe(1);
+  });
+
   it('times requests out on one shared timer, each at its own deadline, and tells the peer', async () => {
     const { peer, engine } = setup();
     const started = performance.now();
@@ -212,6 +232,20 @@ describe('RequestEngine: the end of the session', () => {
     await expect(engine.notify('n')).rejects.toMatchObject({ code: 'closed' });
     await engine.close();
     expect(closes.map((r) => r.code)).toEqual(['closed']);
+  });
+
+  it('keeps a close reason whole when it does not begin with the server\'s name', async () => {
+    const { engine, peer } = setup();
+    const call = engine.request({ method: 'a', params: {}, phase: 'tools/call', label: 'tools/call "a"' });
+    await peer.next('a');
+    await peer.channel.close();
+    const error = await rejection(call);
+    expect(error).toMatchObject({ code: 'peer-eof', phase: 'tools/call', server: 'mem' });
+    expect(error.message).toBe('server "mem": tools/call "a" failed: the peer closed the channel');
+    const other = setup();
+    const late = other.engine.request({ method: 'b', params: {}, phase: 'tools/list' });
+    other.near.fail(new McpError('peer-exited', 'server "elsewhere": x', { exitCode: 1 }));
+    expect((await rejection(late)).message).toBe('server "mem": b failed: server "elsewhere": x');
   });
 
   it('rejects pending requests with the channel failure, keeping its exit status and stderr', async () => {

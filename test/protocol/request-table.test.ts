@@ -55,3 +55,21 @@ test('ids that are no request are not found', () => {
   expect(table.get(-64)).toBeUndefined();
   expect(table.get(2 ** 40)).toBeUndefined();
 });
+
+test('a table grown for a burst of requests shrinks back once they are all answered', () => {
+  const table = new RequestTable<{ id: number }>();
+  const burst = Array.from({ length: 10_000 }, (_, i) => request(i + 1));
+  for (const entry of burst) table.add(entry);
+  expect(table.capacity).toBeGreaterThanOrEqual(20_000);
+  for (const entry of burst.slice(0, -1)) table.delete(entry);
+  // One still in flight: the table stays as it is.
+  expect(table.capacity).toBeGreaterThanOrEqual(20_000);
+  expect(table.get(10_000)).toBe(burst[9_999]);
+  table.delete(burst[9_999]);
+  expect(table.capacity).toBe(64);
+  // Later ids are kept and found as before.
+  const next = request(10_001);
+  table.add(next);
+  expect(table.get(10_001)).toBe(next);
+  expect(table.values()).toEqual([next]);
+});

@@ -1,6 +1,8 @@
-import { compileSchema, issuesText } from '../../src/protocol/schema-validator.js';
+import { compileSchema, issuesText, loadValidator } from '../../src/protocol/schema-validator.js';
 
 describe('compileSchema', () => {
+  beforeAll(() => loadValidator());
+
   const schema = {
     type: 'object',
     properties: { path: { type: 'string' }, count: { type: 'integer' }, mode: { enum: ['r', 'w'] } },

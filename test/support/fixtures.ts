@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ServerConfig } from '../../src/protocol/client.js';
+import type { StdioServerConfig } from '../../src/protocol/client.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
 /** A server config that runs `test/fixtures/<name>` with this Node. */
-export function fixture(name: string, ...args: string[]): ServerConfig & { command: string; args: string[] } {
+export function fixture(name: string, ...args: string[]): StdioServerConfig & { command: string; args: string[] } {
   return { command: process.execPath, args: [resolve(repoRoot, 'test/fixtures', name), ...args] };
 }
 
 /** A server config that runs one of the reference servers installed from npm. */
-export function referenceServer(pkg: 'everything' | 'filesystem' | 'memory', ...args: string[]): ServerConfig & { command: string; args: string[] } {
+export function referenceServer(pkg: 'everything' | 'filesystem' | 'memory', ...args: string[]): StdioServerConfig & { command: string; args: string[] } {
   return {
     command: process.execPath,
     args: [resolve(repoRoot, `node_modules/@modelcontextprotocol/server-${pkg}/dist/index.js`), ...args],

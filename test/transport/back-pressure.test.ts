@@ -90,6 +90,35 @@ describe('a peer that stops reading', () => {
     writer.dispose();
   });
 
+  it('once full, refuses further requests before serializing them, until room is made', async () => {
+    const { stream, release } = heldStream();
+    const { writer } = createMessageIO('newline', new PassThrough(), stream, { server: 'stuck', maxQueuedBytes: 256 * 1024 });
+    let serialized = 0;
+    const counted = (id: number): Message => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { toJSON: () => (serialized++, { text: 'x'.repeat(8 * 1024) }) } }) as unknown as Message;
+    const errors: McpError[] = [];
+    const writes: Promise<void>[] = [];
+    let id = 0;
+    while (errors.length === 0 && id < 1000) {
+      writes.push(writer.write(counted(id++)).catch((e: McpError) => void errors.push(e)));
+      await Promise.resolve();
+    }
+    expect(errors).toHaveLength(1);
+    const before = serialized;
+    for (let i = 0; i < 5000; i++) writes.push(writer.write(counted(id++)).catch((e: McpError) => void errors.push(e)));
+    await tick();
+    expect(serialized).toBe(before);
+    expect(errors).toHaveLength(5001);
+    expect(errors.at(-1)).toMatchObject({ code: 'unavailable', server: 'stuck' });
+    expect(errors.at(-1)!.message).toMatch(/not reading its input: \d+ bytes of messages are already waiting \(maxQueuedBytes 262144\)/);
+    // Dropping a queued request makes room: the next one is encoded and queued again.
+    expect(writer.drop(id - 5002)).toBe(true);
+    const next = writer.write(counted(id++));
+    expect(serialized).toBe(before + 1);
+    release();
+    await Promise.all([...writes, next]);
+    writer.dispose();
+  });
+
   it('drops the queued frame of a settled request, and only a queued one', async () => {
     const { stream, release, ids } = heldStream();
     const { writer } = createMessageIO('content-length', new PassThrough(), stream);

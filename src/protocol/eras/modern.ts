@@ -1,6 +1,6 @@
 import { McpError, type McpPhase, serverLabel } from '../../errors.js';
 import { copyWith } from '../copy-with.js';
-import { ResultTypeSchema } from '../schemas.js';
+import { resultSchemas } from '../lazy-schemas.js';
 import type { Label } from '../session-errors.js';
 import type { CacheHints, Implementation } from '../types.js';
 import { MODERN_PROTOCOL_VERSION } from '../types.js';
@@ -48,7 +48,7 @@ export function decodeModernResult(server: string | undefined, phase: McpPhase, 
     return { kind: 'complete', result, hints: cacheHintsOf(plain as { ttlMs?: number; cacheScope?: string }) };
   }
   const fail = (why: string) => new McpError('protocol-error', `${serverLabel(server)}invalid ${phase} result: ${why}`, { server, phase });
-  const parsed = ResultTypeSchema.safeParse(raw);
+  const parsed = resultSchemas().ResultTypeSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw fail(`${issue.path.map(String).join('.') || 'result'}: ${issue.path[0] === 'resultType' ? 'servers of revision 2026-07-28 must send a resultType' : issue.message}`);

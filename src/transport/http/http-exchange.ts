@@ -56,6 +56,23 @@ export interface ExchangeRequest {
   label: string;
 }
 
+/**
+ * Failures of the channel's AuthProvider (a token endpoint that cannot be reached while
+ * renewing a token): that request's failure, whatever its code, never a sign that the MCP
+ * server is gone. A channel closes on a `connect-failed` only when it is not one of these.
+ */
+const authFailures = new WeakSet<object>();
+
+/** Whether `error` came from the AuthProvider rather than from the MCP server's endpoint. */
+export function isAuthFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && authFailures.has(error);
+}
+
+function fromAuth(error: unknown): never {
+  if (typeof error === 'object' && error !== null) authFailures.add(error);
+  throw error;
+}
+
 /** Thrown when the request's own signal aborted it: the sender no longer waits. */
 export class ExchangeAborted extends Error {}
 
@@ -72,7 +89,7 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
   let redirects = 0;
   for (;;) {
     const headers = new Headers(config.headers);
-    const authorization = config.auth ? await config.auth.authorization() : undefined;
+    const authorization = config.auth ? await config.auth.authorization().catch(fromAuth) : undefined;
     if (authorization !== undefined) headers.set('authorization', authorization);
     for (const [key, value] of Object.entries(request.headers)) headers.set(key, value);
     let response: Response;
@@ -105,12 +122,14 @@ export async function exchange(config: ExchangeConfig, request: ExchangeRequest)
       authRetried = true;
       await discardBody(response);
       // The header this request carried tells the provider a stale token from a refused one.
-      await config.auth.unauthorized({
-        status: challenge,
-        wwwAuthenticate: response.headers.get('www-authenticate'),
-        resourceUrl: config.url,
-        ...(authorization === undefined ? {} : { authorization }),
-      });
+      await config.auth
+        .unauthorized({
+          status: challenge,
+          wwwAuthenticate: response.headers.get('www-authenticate'),
+          resourceUrl: config.url,
+          ...(authorization === undefined ? {} : { authorization }),
+        })
+        .catch(fromAuth);
       continue;
     }
     if (challenge) {

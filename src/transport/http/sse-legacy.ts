@@ -4,7 +4,7 @@ import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
-import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
+import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { shownOrigin } from './shown-url.js';
 import { discardBody } from './read-body.js';
@@ -78,7 +78,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
       );
     } catch (error) {
       if (error instanceof ExchangeAborted) throw this.closedError();
-      if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+      if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
       throw error;
     }
     const text = response.ok ? '' : await response.text().catch(() => '');

@@ -4,7 +4,7 @@ import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
-import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig } from './http-exchange.js';
+import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
 import { discardBody, readBounded } from './read-body.js';
 import { claimedRevision, isModernRevision, routingHeaders } from './request-headers.js';
@@ -50,7 +50,13 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
   readonly maxMessageBytes: number;
   private readonly config: ExchangeConfig;
   private readonly streams = new Map<RequestId, AbortController>();
-  /** Aborts every stream and POST when the channel ends. */
+  /**
+   * Every POST in flight (and the stream it opened), aborted when the channel ends. Not
+   * AbortSignal.any with the lifetime signal: on Node 20 that leaves a dependant entry
+   * on the long-lived signal for every request (~55 B each, for the channel's life).
+   */
+  private readonly posts = new Set<AbortController>();
+  /** Aborts the GET stream when the channel ends. */
   private readonly lifetime = new AbortController();
   private readonly options: StreamableHttpOptions;
   private protocolVersion: string | undefined;
@@ -86,9 +92,22 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     this.protocolVersion = version;
   }
 
-  abandon(id: RequestId): void {
-    this.streams.get(id)?.abort();
+  /**
+   * 2026: closing the request's stream is its cancellation. Legacy era: a closed stream is
+   * not one (the server keeps running the request), so the server is told with
+   * `notifications/cancelled`, and the stream is closed once that is on its way: a server
+   * that honours the cancellation never answers, and would hold the stream open for the
+   * session's life.
+   */
+  abandon(id: RequestId, reason?: string): void {
+    const controller = this.streams.get(id);
     this.streams.delete(id);
+    if (isModernRevision(this.protocolVersion) || !this.isOpen) return void controller?.abort();
+    const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage;
+    void this.send(cancelled).then(
+      () => controller?.abort(),
+      () => controller?.abort(),
+    );
   }
 
   async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
@@ -103,7 +122,8 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     if (modern) Object.assign(headers, routingHeaders(message));
     else if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     const controller = new AbortController();
-    const signal = AbortSignal.any([controller.signal, this.lifetime.signal]);
+    const signal = controller.signal;
+    this.posts.add(controller);
     if (requestId !== undefined) this.streams.set(requestId, controller);
     let streaming = false;
     try {
@@ -119,7 +139,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
         });
       } catch (error) {
         if (error instanceof ExchangeAborted) return;
-        if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+        if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
         throw error;
       }
       const session = response.headers.get('mcp-session-id');
@@ -138,7 +158,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
       const type = response.headers.get('content-type') ?? '';
       if (response.ok && type.includes('text/event-stream') && requestId !== undefined) {
         streaming = true;
-        void this.follow(response, requestId, controller.signal, signal);
+        void this.follow(response, requestId, controller);
         return;
       }
       const body = await readBounded(response, this.maxMessageBytes);
@@ -157,7 +177,10 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
       // A POST carries one request: an error answer whose id the server could not tell (null) is that request's.
       for (const m of messages) this.deliver(requestId !== undefined && isNullIdError(m) ? { ...m, id: requestId } : m, requestId);
     } finally {
-      if (!streaming && requestId !== undefined && this.streams.get(requestId) === controller) this.streams.delete(requestId);
+      if (!streaming) {
+        this.posts.delete(controller);
+        if (requestId !== undefined && this.streams.get(requestId) === controller) this.streams.delete(requestId);
+      }
     }
   }
 
@@ -189,7 +212,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     try {
       response = await exchange(this.config, { method: 'GET', headers, signal, idempotent: true, label: 'GET stream' });
     } catch (error) {
-      if (error instanceof McpError && error.code === 'connect-failed') this.fail(error);
+      if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
       return undefined;
     }
     if (response.status === 404 && this.sessionId !== undefined) {
@@ -207,7 +230,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
 
   // --- internals ---
 
-  private async follow(response: Response, requestId: RequestId, own: AbortSignal, signal: AbortSignal): Promise<void> {
+  private async follow(response: Response, requestId: RequestId, controller: AbortController): Promise<void> {
     try {
       await followStream(this, response, {
         requestId,
@@ -215,10 +238,11 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
         reopenWithoutId: false,
         maxReconnects: this.options.maxReconnects ?? 3,
         reconnectDelayMs: this.options.reconnectDelayMs ?? 1000,
-        signal,
+        signal: controller.signal,
       });
     } finally {
-      if (this.streams.get(requestId)?.signal === own) this.streams.delete(requestId);
+      this.posts.delete(controller);
+      if (this.streams.get(requestId) === controller) this.streams.delete(requestId);
     }
   }
 
@@ -242,21 +266,27 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
 
   private fail(reason: McpError): void {
     if (this.closeReason) return;
-    this.lifetime.abort();
-    this.streams.clear();
+    this.abortAll();
     this.options.signal?.removeEventListener('abort', this.onSignal);
     this.fireClose(reason);
   }
 
   private async shutdown(graceMs: number | undefined): Promise<void> {
     this.options.signal?.removeEventListener('abort', this.onSignal);
-    this.lifetime.abort();
-    this.streams.clear();
+    this.abortAll();
     if (this.sessionId !== undefined && !this.closeReason) {
       const bound = Math.min(this.options.deleteTimeoutMs ?? 1000, graceMs ?? Number.POSITIVE_INFINITY);
       await deleteSession(this.config, this.sessionId, this.protocolVersion, bound);
     }
     this.fireClose(new McpError('closed', `${serverLabel(this.config.server)}the HTTP channel was closed`, this.fields()));
+  }
+
+  /** Ends every request, stream and the GET stream: the channel is over. */
+  private abortAll(): void {
+    this.lifetime.abort();
+    for (const controller of this.posts) controller.abort();
+    this.posts.clear();
+    this.streams.clear();
   }
 
   private closedError(): McpError {

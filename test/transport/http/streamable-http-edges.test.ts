@@ -7,6 +7,7 @@ import type { AuthProvider } from '../../../src/transport/http/auth-provider.js'
 import { StreamableHttpChannel, type StreamableHttpOptions } from '../../../src/transport/http/streamable-http.js';
 import { closeReason, RawClient } from './raw-client.js';
 import { listen, type TestHttpServer } from './sdk-servers.js';
+import { waitFor } from '../../support/fixtures.js';
 
 async function bodyOf(req: IncomingMessage): Promise<any> {
   const chunks: Buffer[] = [];
@@ -248,5 +249,33 @@ describe('StreamableHttpChannel edge behaviour (hand-written servers)', () => {
     const get = server.requests.find((r) => r.method === 'GET');
     expect(get?.headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': 's-1', 'mcp-protocol-version': '2025-11-25' });
     expect(get?.headers['last-event-id']).toBeUndefined();
+  });
+
+  it('leaves nothing on the channel for each request: no AbortSignal.any dependant on its lifetime signal (Node 20 keeps those)', async () => {
+    const server = await serve(async (req, res) => {
+      const message = await bodyOf(req);
+      if (message?.id === undefined) return void res.writeHead(202).end();
+      answer(res, message.id, { ok: true });
+    });
+    const channel = open(server.url);
+    channel.setProtocolVersion('2025-11-25');
+    const client = new RawClient(channel);
+    for (let i = 0; i < 50; i++) expect((await client.request('ping')).result).toEqual({ ok: true });
+    await client.notify('notifications/progress', { progressToken: 1, progress: 1 });
+    const lifetime = (channel as unknown as { lifetime: AbortController }).lifetime.signal;
+    const dependants = Object.getOwnPropertySymbols(lifetime).find((symbol) => symbol.description === 'kDependantSignals');
+    const held = dependants === undefined ? 0 : ((lifetime as unknown as Record<symbol, Set<unknown> | undefined>)[dependants]?.size ?? 0);
+    expect(held).toBe(0);
+    // And closing still ends a request in flight.
+    const hanging = await serve(async (req) => void (await bodyOf(req)));
+    const stuck = open(hanging.url);
+    stuck.setProtocolVersion('2025-11-25');
+    let sent = false;
+    const sending = stuck.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } }).then(() => (sent = true));
+    expect(await waitFor(() => hanging.requests.length === 1)).toBe(true);
+    expect(sent).toBe(false);
+    await stuck.close();
+    expect(await waitFor(() => sent, 2000)).toBe(true);
+    await sending;
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { StreamableHttpChannel } from '../../../src/transport/http/streamable-http.js';
 import { closeReason, RawClient } from './raw-client.js';
-import { startHandlerServer, startStatefulServer, type TestHttpServer } from './sdk-servers.js';
+import { abortedCalls, listen, startHandlerServer, startStatefulServer, type TestHttpServer } from './sdk-servers.js';
 import { waitFor } from '../../support/fixtures.js';
 
 describe('StreamableHttpChannel, legacy era, against the SDK v2 server', () => {
@@ -102,5 +102,45 @@ describe('StreamableHttpChannel, legacy era, against the SDK v2 server', () => {
     expect(channel.isOpen).toBe(true);
     await channel.close();
     expect(server.requests.some((r) => r.method === 'DELETE')).toBe(false);
+  });
+
+  it('abandon(id) tells the server with notifications/cancelled, which stops the tool (a closed stream is no cancellation in this era)', async () => {
+    const server = await startStatefulServer();
+    servers.push(server);
+    const channel = open(server.url);
+    const client = new RawClient(channel);
+    await client.initialize();
+    const progressed = () => client.received.some((r) => 'method' in r.message && r.message.method === 'notifications/progress');
+    await channel.send({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'hold', arguments: { tag: 'legacy-77' }, _meta: { progressToken: 'p77' } } });
+    expect(await waitFor(progressed)).toBe(true);
+    channel.abandon(77, 'timed out');
+    expect(await waitFor(() => abortedCalls.includes('legacy-77'), 10000)).toBe(true);
+    expect(channel.isOpen).toBe(true);
+    const echo = await client.request('tools/call', { name: 'echo', arguments: { text: 'still' } });
+    expect(echo.result.content[0].text).toBe('still');
+    expect(client.received.some((r) => !('method' in r.message) && r.message.id === 77)).toBe(false);
+  });
+
+  it('abandon(id) posts notifications/cancelled naming the request and the reason', async () => {
+    const bodies: any[] = [];
+    const server = await listen(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const message = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+      bodies.push(message);
+      // The call is never answered: its POST waits until the client gives up on it.
+      if (message?.method === 'tools/call') return;
+      res.writeHead(202).end();
+    });
+    servers.push(server);
+    const channel = open(server.url);
+    channel.setProtocolVersion('2025-11-25');
+    const sent = channel.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow' } });
+    expect(await waitFor(() => bodies.length === 1)).toBe(true);
+    channel.abandon(9, 'the request timed out');
+    expect(await waitFor(() => bodies.length === 2)).toBe(true);
+    expect(bodies[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9, reason: 'the request timed out' } });
+    // The POST it abandoned is ended too (the server would never answer it): send settles.
+    await expect(sent).resolves.toBeUndefined();
   });
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
@@ -8,7 +7,7 @@ import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './cl
 import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
 import { assertSecure, authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
 import { guardedFetch } from './url-guard.js';
-import { tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
+import { authorizationContext, tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
 
 /** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
 export type Authorize = (url: URL, server: string) => Promise<URL>;
@@ -156,8 +155,7 @@ class McpOAuthProvider implements OAuthProvider {
    */
   async context(): Promise<string> {
     await this.reload();
-    const token = this.record?.tokens?.accessToken;
-    return token === undefined ? '' : createHash('sha256').update(token).digest('hex').slice(0, 32);
+    return authorizationContext(this.record?.tokens?.accessToken);
   }
 
   async hasTokens(): Promise<boolean> {

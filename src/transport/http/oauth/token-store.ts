@@ -64,6 +64,11 @@ export function tokenStoreKey(server: string, resourceUrl: URL): string {
   return `${server} ${resourceUrl.href}`;
 }
 
+/** The authorization context of an access token ('' with none): a hash, never the token. */
+export function authorizationContext(accessToken: string | undefined): string {
+  return accessToken === undefined ? '' : createHash('sha256').update(accessToken).digest('hex').slice(0, 32);
+}
+
 /**
  * One JSON file per key in `dir`: the folder is made 0700, each file 0600, written to a
  * temporary file and renamed so a crash never leaves half a token file.
