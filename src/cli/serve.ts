@@ -7,12 +7,14 @@ import { EXIT, UsageError } from './args.js';
 import { chooseConfig } from './config-choice.js';
 import { packageVersion, prepareEnvironment } from './environment.js';
 import { oneLine } from './format.js';
+import { gatewayToken } from './gateway-token.js';
+import { isLoopbackHost } from '../gateway/http-listener.js';
 
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
 
 Usage:
   lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--no-shared] [--verbose]
-  lazy-mcp serve --http [--port N] [--host ADDR] [--token T] [...]
+  lazy-mcp serve --http [--port N] [--host ADDR] [--token-file FILE] [...]
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
@@ -23,8 +25,11 @@ Options:
                     through the user's pool daemon, with every other session
   --http            serve Streamable HTTP instead of stdio
   --port N          HTTP port (default: the config's gateway.port, else 8808; 0 picks one)
-  --host ADDR       HTTP address (default 127.0.0.1); other than loopback, give --token
-  --token T         require "Authorization: Bearer T" on every HTTP request
+  --host ADDR       HTTP address (default 127.0.0.1); beyond loopback a token is required
+  --token-file FILE require "Authorization: Bearer <token>" on every HTTP request, the
+                    token being FILE's first line (or set LAZY_MCP_TOKEN)
+  --token T         the same with the token on the command line, where every local user
+                    can read it (a warning says so)
   --verbose         show server stderr on stderr
 
 The config file may hold "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" }.
@@ -41,6 +46,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -73,11 +79,30 @@ export async function serve(argv: readonly string[]): Promise<number> {
   let manager: McpServerManager;
   let section: GatewaySection;
   let port: number;
+  let token: string | undefined;
   try {
     // The same lookup as every other command: a host that starts us elsewhere must not get an example's tools.
     configPath = chooseConfig(values.config === undefined ? {} : { config: values.config }).file.path;
     section = gatewaySection(configPath);
     port = values.port === undefined ? (section.port ?? DEFAULT_PORT) : parsePort(values.port);
+    if (values.http) {
+      const given = gatewayToken({
+        ...(values.token === undefined ? {} : { token: values.token }),
+        ...(values['token-file'] === undefined ? {} : { tokenFile: values['token-file'] }),
+        ...(process.env.LAZY_MCP_TOKEN === undefined ? {} : { env: process.env.LAZY_MCP_TOKEN }),
+      });
+      // Not for any child to inherit (an entry with inheritEnv passes the whole environment on).
+      delete process.env.LAZY_MCP_TOKEN;
+      for (const warning of given.warnings) process.stderr.write(`lazy-mcp serve: warning: ${warning}\n`);
+      token = given.token;
+      const host = values.host ?? section.host;
+      // Checked before any server is set up: beyond loopback, no token means every tool for anyone.
+      if (host !== undefined && !isLoopbackHost(host) && token === undefined) {
+        throw new UsageError(
+          `refusing to listen on ${host}${values.host === undefined ? ` (gateway.host in ${configPath})` : ''} without a token; give --token-file FILE or set LAZY_MCP_TOKEN, or listen on 127.0.0.1`,
+        );
+      }
+    }
     manager = McpServerManager.fromFile(configPath, {
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
       // Backends may ask; each question goes to the gateway client whose call caused it.
@@ -99,7 +124,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     served = await serveGateway(manager, {
       search: values.search ?? section.search ?? false,
       serverInfo: { name: 'lazy-mcp', version: packageVersion() },
-      ...(values.http ? { transport: 'http' as const, http: { port, ...(host === undefined ? {} : { host }), ...(values.token === undefined ? {} : { token: values.token }) } } : {}),
+      ...(values.http ? { transport: 'http' as const, http: { port, ...(host === undefined ? {} : { host }), ...(token === undefined ? {} : { token }) } } : {}),
     });
   } catch (error) {
     process.stderr.write(`lazy-mcp serve: ${(error as Error).message}\n`);
@@ -107,20 +132,22 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return EXIT.failed;
   }
   if (served.url) process.stderr.write(`lazy-mcp serve: listening on ${served.url}\n`);
-  if (served.url && host !== undefined && !['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) && values.token === undefined) {
-    process.stderr.write('lazy-mcp serve: warning: listening beyond loopback without --token; anyone who can reach the port can call every tool\n');
-  }
 
   const stop = () => void served.close();
   process.on('SIGINT', stop).on('SIGTERM', stop);
+  let failure: Error | undefined;
   try {
-    await served.done;
+    failure = await served.done;
   } finally {
     await served.close();
     await manager.shutdown();
     process.off('SIGINT', stop).off('SIGTERM', stop);
     // Nothing of ours is left to read: let the process end even if stdin is still referenced.
     process.stdin.unref?.();
+  }
+  if (failure) {
+    process.stderr.write(`lazy-mcp serve: ${failure.message}\n`);
+    return EXIT.failed;
   }
   return EXIT.ok;
 }

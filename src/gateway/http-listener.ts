@@ -1,10 +1,11 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { McpError } from '../errors.js';
 import { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../protocol/types.js';
 import { PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
 import type { JsonRpcMessage } from '../transport/channel.js';
+import { bearerMatcher } from './bearer-token.js';
 import type { Gateway } from './gateway-server.js';
 import { HttpServerChannel } from './http-server-channel.js';
 
@@ -23,15 +24,22 @@ export interface HttpListenerOptions {
   allowedHosts?: string[];
   /** Origins accepted besides the loopback ones (`http://localhost:*` and the like). A request without `Origin` is accepted. */
   allowedOrigins?: string[];
-  /** When set, every request must carry `Authorization: Bearer <token>`. Meant for non-loopback binds. */
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`. Required to bind
+   * beyond loopback: without it, anyone who can reach the port could call every tool.
+   */
   token?: string;
   /** Largest request body, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
   /**
    * A legacy session with no request in flight, no GET stream and no request for this long
-   * is ended (a client that went away without DELETE), in ms. Default 30 minutes.
+   * is ended (a client that went away without DELETE), in ms. Default 5 minutes.
    */
   sessionIdleMs?: number;
+  /** Legacy sessions open at once, all clients together; an `initialize` beyond it gets 503. Default 128. */
+  maxSessions?: number;
+  /** Legacy sessions open at once from one client address; an `initialize` beyond it gets 429. Default 32. */
+  maxSessionsPerClient?: number;
 }
 
 /** The listening endpoint. */
@@ -43,7 +51,9 @@ export interface HttpListener {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
+const DEFAULT_MAX_SESSIONS = 128;
+const DEFAULT_MAX_SESSIONS_PER_CLIENT = 32;
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
@@ -57,28 +67,37 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const loopback = LOOPBACK_HOSTS.includes(host) || host === '::1';
+  const loopback = isLoopbackHost(host);
+  if (!loopback && (options.token === undefined || options.token === '')) {
+    throw new McpError(
+      'invalid-config',
+      `refusing to listen on ${host} without a token: beyond loopback anyone who can reach the port could call every tool; give a token (--token-file FILE or LAZY_MCP_TOKEN) or listen on 127.0.0.1`,
+    );
+  }
   const sessions = new Map<string, HttpServerChannel>();
   const lastSeen = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxPerClient = options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT;
+  for (const [field, value] of [['maxSessions', maxSessions], ['maxSessionsPerClient', maxPerClient], ['sessionIdleMs', idleMs]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`\`${field}\` must be a positive whole number, got ${String(value)} (${typeof value})`);
+  }
+  /** Sessions open per client address. */
+  const perClient = new Map<string, number>();
   const sockets = new Set<Socket>();
   let url = '';
 
   const allowedHost = (value: string | undefined): boolean => {
     if (value === undefined) return false;
-    const allowed = options.allowedHosts ?? (loopback ? LOOPBACK_HOSTS : undefined);
+    const allowed = options.allowedHosts ?? (loopback ? [...LOOPBACK_HOSTS, host] : undefined);
     if (!allowed) return true;
     // A rebinding attacker's page sends its own name: the name decides, whatever the port.
     return allowed.includes(value) || allowed.includes(value.replace(/:\d+$/, ''));
   };
   const allowedOrigin = (value: string | undefined): boolean =>
     value === undefined || LOOPBACK_ORIGIN.test(value) || (options.allowedOrigins ?? []).includes(value);
-  const authorized = (value: string | undefined): boolean => {
-    if (options.token === undefined) return true;
-    const given = Buffer.from(value?.startsWith('Bearer ') ? value.slice(7) : '');
-    const expected = Buffer.from(options.token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const matches = options.token === undefined ? undefined : bearerMatcher(options.token);
+  const authorized = (value: string | undefined): boolean => matches === undefined || matches(value);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedHost(req.headers.host)) return refuse(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
@@ -119,17 +138,29 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       return refuse(res, 400, 'Parse error: the body is not JSON', -32700);
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return refuse(res, 400, 'the body must be one JSON-RPC message (batches are not accepted)', -32600);
+    const invalid = invalidMessage(message as unknown as Record<string, unknown>);
+    if (invalid !== undefined) return refuse(res, 400, `Invalid Request: ${invalid}`, -32600, validId((message as { id?: unknown }).id));
     const sse = (req.headers.accept ?? '').includes('text/event-stream');
     const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
     if (session) return session.accept(message, res, sse);
     if (m.method === 'initialize') {
+      const client = req.socket.remoteAddress ?? '';
+      const refusal = sessionRefusal(client);
+      if (refusal) {
+        res.setHeader('retry-after', String(Math.ceil(idleMs / 1000)));
+        return refuse(res, refusal.status, refusal.message, -32000, validId((message as { id?: unknown }).id));
+      }
       const id = randomUUID();
       const channel = new HttpServerChannel(url, id, false);
       sessions.set(id, channel);
       lastSeen.set(id, Date.now());
+      perClient.set(client, (perClient.get(client) ?? 0) + 1);
       channel.onClose(() => {
         sessions.delete(id);
         lastSeen.delete(id);
+        const left = (perClient.get(client) ?? 1) - 1;
+        if (left > 0) perClient.set(client, left);
+        else perClient.delete(client);
       });
       gateway.connect(channel);
       res.setHeader('mcp-session-id', id);
@@ -145,6 +176,30 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     gateway.connect(channel);
     channel.accept(message, res, sse);
     if (channel.openRequests === 0) void channel.close();
+  };
+
+  /** Ends the sessions idle past the timeout (a client gone without DELETE); returns how many. */
+  const sweepIdle = (): number => {
+    const now = Date.now();
+    let ended = 0;
+    for (const [id, channel] of sessions) {
+      if (now - (lastSeen.get(id) ?? now) > idleMs && !channel.busy) {
+        void channel.close();
+        ended++;
+      }
+    }
+    return ended;
+  };
+  /** Why a new session may not open now (the caps), or undefined. */
+  const sessionRefusal = (client: string): { status: number; message: string } | undefined => {
+    if (sessions.size >= maxSessions || (perClient.get(client) ?? 0) >= maxPerClient) sweepIdle();
+    if ((perClient.get(client) ?? 0) >= maxPerClient) {
+      return { status: 429, message: `this client has ${maxPerClient} sessions open, the most one client may (maxSessionsPerClient); end one with DELETE or retry later` };
+    }
+    if (sessions.size >= maxSessions) {
+      return { status: 503, message: `the gateway has ${maxSessions} sessions open, the most it serves at once (maxSessions); retry later` };
+    }
+    return undefined;
   };
 
   const server = createServer((req, res) => {
@@ -166,12 +221,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const { port } = server.address() as AddressInfo;
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`;
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, channel] of sessions) {
-      if (now - (lastSeen.get(id) ?? now) > idleMs && !channel.busy) void channel.close();
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweep = setInterval(sweepIdle, Math.min(idleMs, 60_000));
   sweep.unref();
 
   let resolveClosed!: () => void;
@@ -190,14 +240,44 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   return { url, closed, close };
 }
 
+/** Whether `host` (a bind address) is reachable from this machine only: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** An HTTP error with a JSON-RPC error body, as the SDK's clients expect. */
-function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+function refuse(res: ServerResponse, status: number, message: string, code = -32000, id: string | number | null = null): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+}
+
+/**
+ * Why a POSTed object is not a JSON-RPC request, notification or response, or undefined if
+ * it is one. Such a message would be acknowledged (202) and never answered.
+ */
+function invalidMessage(m: Record<string, unknown>): string | undefined {
+  if ('method' in m) {
+    if (typeof m.method !== 'string') return `"method" must be a string, got ${shown(m.method)}`;
+    if (m.id !== undefined && validId(m.id) === null) return `"id" must be a string or a number, got ${shown(m.id)}`;
+    if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null)) return `"params" must be an object or an array, got ${shown(m.params)}`;
+    return undefined;
+  }
+  if (!('result' in m) && !('error' in m)) return 'the message has no "method", "result" or "error"';
+  if (validId(m.id) === null && m.id !== null) return `"id" must be a string or a number, got ${shown(m.id)}`;
+  return undefined;
+}
+
+function validId(id: unknown): string | number | null {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function shown(value: unknown): string {
+  return value === undefined ? 'nothing' : `${JSON.stringify(value)?.slice(0, 60)} (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`;
 }
 
 /** The body as text, or undefined when it is over `max` bytes. */

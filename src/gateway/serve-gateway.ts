@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { McpError } from '../errors.js';
 import type { McpServerManager } from '../manager/manager.js';
 import type { Gateway, GatewayOptions } from './gateway-server.js';
 import type { HttpListenerOptions } from './http-listener.js';
@@ -19,8 +20,12 @@ export interface ServedGateway {
   readonly gateway: Gateway;
   /** http: the endpoint, `http://127.0.0.1:<port>/mcp`. */
   readonly url?: string;
-  /** Resolves when serving is over: the stdio client closed our stdin, or `close()` was called. */
-  readonly done: Promise<void>;
+  /**
+   * Resolves when serving is over: the stdio client closed our stdin, or `close()` was
+   * called. It resolves with the error when the stdio client broke the protocol (a message
+   * over the size limit), which ended the conversation; else with undefined.
+   */
+  readonly done: Promise<McpError | undefined>;
   /** Stops serving: closes every client connection (and the HTTP listener). The manager stays the caller's. Idempotent. */
   close(): Promise<void>;
 }
@@ -38,12 +43,12 @@ export async function serveGateway(manager: McpServerManager, options: ServeGate
     const { listenHttp } = await import('./http-listener.js');
     const listener = await listenHttp(gateway, options.http);
     const close = () => (closing ??= Promise.all([listener.close(), gateway.close()]).then(() => undefined));
-    return { gateway, url: listener.url, done: listener.closed, close };
+    return { gateway, url: listener.url, done: listener.closed.then(() => undefined), close };
   }
   const { StdioServerChannel } = await import('./stdio-server-channel.js');
   const channel = new StdioServerChannel(options.input ?? process.stdin, options.output ?? process.stdout);
-  const done = new Promise<void>((resolve) => channel.onClose(() => resolve()));
+  const done = new Promise<McpError | undefined>((resolve) => channel.onClose((reason) => resolve(reason.code === 'protocol-error' ? reason : undefined)));
   gateway.connect(channel);
-  const close = () => (closing ??= gateway.close().then(() => done));
+  const close = () => (closing ??= gateway.close().then(() => done).then(() => undefined));
   return { gateway, done, close };
 }

@@ -5,6 +5,7 @@ import type { SandboxPolicy } from '../transport/sandbox/policy.js';
 import { findSandboxTool } from '../transport/sandbox/tool.js';
 import { signingKeyProblem } from '../transport/http/oauth/signing-key.js';
 import { type ConfigSource, parseConfigText } from './config-text.js';
+import { withoutUserinfo } from '../transport/http/shown-url.js';
 import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './expand-vars.js';
 import { isSandboxProblem, sandboxPolicy } from './sandbox-config.js';
 import { type ToolFilter, toolFilterProblem } from './tool-filter.js';
@@ -65,6 +66,8 @@ export interface ResolvedRemoteServer {
   transport: 'http' | 'sse';
   /** An http or https URL. */
   url: string;
+  /** `url` as status and messages show it: values that came from `${VAR}` as `***`, userinfo as `***`. */
+  shownUrl: string;
   headers: Record<string, string>;
   oauth?: OAuthConfig;
   timeout?: number;
@@ -114,7 +117,9 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       }
     };
     if ((type !== undefined && REMOTE_TYPES.has(type)) || (type === undefined && entry.command === undefined && entry.url !== undefined)) {
-      return resolveRemote(name, entry, type === 'sse' ? 'sse' : 'http', expand);
+      // The same expansion with every variable's value hidden: what the URL may be shown as.
+      const hidden = (value: string) => expandVars(value, new Proxy(hostEnv, { get: (env, key) => (typeof key === 'string' && env[key] ? '***' : env[key as string]) }), context);
+      return resolveRemote(name, entry, type === 'sse' ? 'sse' : 'http', expand, hidden);
     }
     if (type !== undefined && type !== 'stdio') throw new EntryError('type', `must be "stdio", "http", "sse" or "streamable-http", got ${describe(type)}`);
     const command = optional(entry, 'command', 'string');
@@ -175,7 +180,13 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
 }
 
 /** A `type: "http" | "streamable-http" | "sse"` entry (or one with only a `url`). */
-function resolveRemote(name: string, entry: Record<string, unknown>, transport: 'http' | 'sse', expand: (field: string, value: string) => string): ServerEntry {
+function resolveRemote(
+  name: string,
+  entry: Record<string, unknown>,
+  transport: 'http' | 'sse',
+  expand: (field: string, value: string) => string,
+  hidden: (value: string) => string,
+): ServerEntry {
   if (entry.sandbox !== undefined && entry.sandbox !== false) {
     throw new EntryError('sandbox', `applies to stdio servers only: an ${transport} server runs elsewhere, got ${describe(entry.sandbox)}`);
   }
@@ -201,6 +212,7 @@ function resolveRemote(name: string, entry: Record<string, unknown>, transport: 
   const config: ResolvedRemoteServer = {
     transport,
     url,
+    shownUrl: withoutUserinfo(hidden(rawUrl)),
     headers,
     ...(oauth === undefined ? {} : { oauth }),
     ...(timeout === undefined ? {} : { timeout }),

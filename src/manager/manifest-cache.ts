@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -206,12 +206,17 @@ export class ManifestCache {
       const seen = lstatSync(file, { throwIfNoEntry: false });
       if (seen === undefined) return undefined;
       if (!seen.isFile()) return void refuse('not a regular file');
+      // Tools read from a file someone else could have written would reach the model unchecked.
+      const folder = untrusted(statSync(this.dir));
+      if (folder) return void refuse(`its folder ${this.dir} ${folder}`);
       if (seen.size > MAX_CACHE_FILE_BYTES) return void tooBig(seen.size);
       // No following a symlink, no waiting on a FIFO swapped in since the lstat.
       const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       try {
         const info = fstatSync(fd);
         if (!info.isFile()) return void refuse('not a regular file');
+        const owner = untrusted(info);
+        if (owner) return void refuse(`it ${owner}`);
         // One byte more than expected tells a file that grew since; never more than the cap plus one.
         const buffer = Buffer.alloc(Math.min(info.size, MAX_CACHE_FILE_BYTES) + 1);
         let length = 0;
@@ -257,14 +262,28 @@ export class ManifestCache {
     await rm(this.fileOf(server), { force: true }).catch((error) => this.onProblem(server, `cannot remove the tool cache of server "${server}"`, error));
   }
 
-  /** Creates the cache folder once; a failed write makes the next one try again. */
+  /** Creates the cache folder (0700) once; a failed write makes the next one try again. */
   private async makeDir(): Promise<void> {
     if (this.dirMade) return;
     await makeDir(this.dir, 0o700);
+    // Entries written where others can replace them would be refused when read: not written at all.
+    const folder = untrusted(statSync(this.dir));
+    if (folder) throw new Error(`the cache folder ${this.dir} ${folder}; give a folder of your own (chmod go-w)`);
     this.dirMade = true;
   }
 
   private fileOf(server: string): string {
     return join(this.dir, `${sanitize(server).slice(0, 40)}-${shortHash(server)}.json`);
   }
+}
+
+/**
+ * Why a cache file or folder cannot be trusted (another user owns it, or others may write
+ * it), or undefined. Where there are no uids (Windows) the folder's ACL is the user's own.
+ */
+export function untrusted(info: Pick<Stats, 'uid' | 'mode'>, uid: number | undefined = process.getuid?.()): string | undefined {
+  if (uid === undefined) return undefined;
+  if (info.uid !== uid) return `is owned by another user (uid ${info.uid})`;
+  if ((info.mode & 0o022) !== 0) return `can be written by other users (mode ${(info.mode & 0o777).toString(8)})`;
+  return undefined;
 }

@@ -14,7 +14,7 @@ export async function openRemoteChannel(
 ): Promise<Channel> {
   const { createHttpChannel } = await import('../transport/http/create-http-channel.js');
   return createHttpChannel(
-    { transport: config.transport, url: config.url, headers: config.headers },
+    { transport: config.transport, url: config.url, shownUrl: config.shownUrl, headers: config.headers },
     {
       name: options.name,
       signal: options.signal,

@@ -166,7 +166,7 @@ export class ServerSlot {
     return {
       state: this.current,
       transport: remote?.transport ?? 'stdio',
-      ...(remote ? { url: remote.url } : {}),
+      ...(remote ? { url: remote.shownUrl } : {}),
       ...(sandbox ? { sandbox: { tool: sandboxToolName(), ...sandbox, read: [...sandbox.read], write: [...sandbox.write], env: [...sandbox.env] } } : {}),
       ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
       restarts: this.host.metrics.restarts,

@@ -86,7 +86,7 @@ describe('config', () => {
     ['streamable-http', 'http'],
   ])('reads a %s server as a remote entry, never drops it', (type, transport) => {
     const [entry] = parseConfig({ mcpServers: { web: { type, url: 'https://example.invalid/mcp' } } }, env);
-    expect(entry).toEqual({ name: 'web', kind: 'http', config: { transport, url: 'https://example.invalid/mcp', headers: {}, startup: 'lazy' } });
+    expect(entry).toEqual({ name: 'web', kind: 'http', config: { transport, url: 'https://example.invalid/mcp', shownUrl: 'https://example.invalid/mcp', headers: {}, startup: 'lazy' } });
   });
 
   it('expands variables in url too', () => {

@@ -28,6 +28,7 @@ describe('config: remote servers (http, streamable-http, sse)', () => {
       config: {
         transport: 'http',
         url: 'https://blue.example.invalid/mcp',
+        shownUrl: 'https://***.example.invalid/mcp',
         headers: { 'X-Team': 'blue', Authorization: 'Bearer tok', 'X-Default': 'none' },
         oauth: { clientId: 'cid', clientSecret: 's', scopes: ['repo', 'read:org'], redirectUri: 'http://127.0.0.1:8765/callback' },
         timeout: 5000,
@@ -41,7 +42,7 @@ describe('config: remote servers (http, streamable-http, sse)', () => {
     expect(one({ type: 'sse', url: 'http://127.0.0.1:9000/sse', oauth: { clientMetadataUrl: 'https://app.example/client.json' } })).toEqual({
       name: 'web',
       kind: 'http',
-      config: { transport: 'sse', url: 'http://127.0.0.1:9000/sse', headers: {}, oauth: { clientMetadataUrl: 'https://app.example/client.json' }, startup: 'lazy' },
+      config: { transport: 'sse', url: 'http://127.0.0.1:9000/sse', shownUrl: 'http://127.0.0.1:9000/sse', headers: {}, oauth: { clientMetadataUrl: 'https://app.example/client.json' }, startup: 'lazy' },
     });
     expect(one({ type: 'http', url: 'https://example.invalid/mcp', disabled: true })).toMatchObject({ kind: 'disabled', config: { transport: 'http' } });
   });

@@ -11,6 +11,8 @@ export interface RemoteChannelConfig {
   /** `http`: Streamable HTTP (either era); `sse`: HTTP+SSE of 2024-11-05. */
   transport: 'http' | 'sse';
   url: string;
+  /** The URL as messages and `info.url` show it (no secrets); default: `url` without its userinfo. */
+  shownUrl?: string;
   headers?: Record<string, string>;
 }
 
@@ -32,6 +34,7 @@ export interface RemoteChannelOptions {
 export function createHttpChannel(config: RemoteChannelConfig, options: RemoteChannelOptions): Channel {
   const common = {
     url: config.url,
+    ...(config.shownUrl === undefined ? {} : { shownUrl: config.shownUrl }),
     name: options.name,
     ...(config.headers === undefined ? {} : { headers: config.headers }),
     ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),

@@ -11,10 +11,10 @@ export function networkCode(error: unknown): string | undefined {
 }
 
 /** `connect-failed` for a request that never got an answer, naming the system's reason. */
-export function connectFailed(server: string | undefined, url: URL, error: unknown): McpError {
+export function connectFailed(server: string | undefined, origin: string, error: unknown): McpError {
   const code = networkCode(error);
   const reason = code ?? ((error as Error | undefined)?.message || 'network error');
-  return new McpError('connect-failed', `${serverLabel(server)}cannot reach ${url.origin} (${reason}); check the url and that the server is running`, {
+  return new McpError('connect-failed', `${serverLabel(server)}cannot reach ${origin} (${reason}); check the url and that the server is running`, {
     ...(server === undefined ? {} : { server }),
     phase: 'connect',
     cause: error,
@@ -22,9 +22,9 @@ export function connectFailed(server: string | undefined, url: URL, error: unkno
 }
 
 /** An HTTP answer that is neither a message nor an acknowledgement. */
-export function httpFailure(server: string | undefined, url: URL, method: string, status: number, detail: string): McpError {
+export function httpFailure(server: string | undefined, shownUrl: string, method: string, status: number, detail: string): McpError {
   const shown = detail.trim().slice(0, 200);
-  return new McpError('connect-failed', `${serverLabel(server)}${method} to ${url.href} was answered HTTP ${status}${shown ? `: ${shown}` : ''}`, {
+  return new McpError('connect-failed', `${serverLabel(server)}${method} to ${shownUrl} was answered HTTP ${status}${shown ? `: ${shown}` : ''}`, {
     ...(server === undefined ? {} : { server }),
     phase: 'connect',
     status,

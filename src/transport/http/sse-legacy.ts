@@ -7,6 +7,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
 import { ConnectionPool } from './connection-pool.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';
+import { shownOrigin } from './shown-url.js';
 import { discardBody } from './read-body.js';
 import { DEFAULT_RETRY } from './retry-policy.js';
 import { readSse } from './sse-reader.js';
@@ -51,7 +52,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     this.pool = options.fetch ? undefined : new ConnectionPool();
     this.config = exchangeConfig({ ...options, fetch: options.fetch ?? this.pool!.fetch }, DEFAULT_RETRY);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.info = { transport: 'sse', url: this.config.url.href, stderrTail: () => [] };
+    this.info = { transport: 'sse', url: this.config.shown, stderrTail: () => [] };
     this.endpoint = this.connect();
     // Sends observe the failure; an unobserved one is still reported through onClose.
     this.endpoint.catch(() => {});
@@ -87,7 +88,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     }
     const text = response.ok ? '' : await response.text().catch(() => '');
     if (response.ok) await discardBody(response);
-    else throw httpFailure(this.config.server, endpoint, method, response.status, text);
+    else throw httpFailure(this.config.server, `${shownOrigin(this.config.shown)}${endpoint.pathname}`, method, response.status, text);
   }
 
   close(_graceMs?: number): Promise<void> {
@@ -111,14 +112,14 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     }
     if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
       const text = await response.text().catch(() => '');
-      throw this.fail(httpFailure(this.config.server, this.config.url, 'GET (SSE stream)', response.status, text || `content-type ${response.headers.get('content-type')}`));
+      throw this.fail(httpFailure(this.config.server, this.config.shown, 'GET (SSE stream)', response.status, text || `content-type ${response.headers.get('content-type')}`));
     }
     const body = response.body;
     const timeoutMs = this.options.endpointTimeoutMs ?? 30000;
     return new Promise<URL>((resolve, reject) => {
       let endpoint: URL | undefined;
       const timer = setTimeout(() => {
-        reject(this.fail(new McpError('connect-failed', `${serverLabel(this.config.server)}no "endpoint" event on ${this.config.url.href} within ${timeoutMs} ms`, { ...this.fields(), phase: 'connect' })));
+        reject(this.fail(new McpError('connect-failed', `${serverLabel(this.config.server)}no "endpoint" event on ${this.config.shown} within ${timeoutMs} ms`, { ...this.fields(), phase: 'connect' })));
       }, timeoutMs);
       void readSse(body, {
         maxEventBytes: this.maxMessageBytes,
@@ -145,7 +146,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
         } else if (end.kind === 'aborted') {
           reason = this.closedError();
         } else {
-          reason = new McpError('peer-eof', `${serverLabel(this.config.server)}the server closed its SSE stream ${this.config.url.href}`, { ...this.fields(), cause: end.kind === 'dropped' ? end.cause : undefined });
+          reason = new McpError('peer-eof', `${serverLabel(this.config.server)}the server closed its SSE stream ${this.config.shown}`, { ...this.fields(), cause: end.kind === 'dropped' ? end.cause : undefined });
         }
         reject(this.fail(reason));
       });
@@ -160,7 +161,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
       return new McpError('protocol-error', `${serverLabel(this.config.server)}the "endpoint" event is not a URL: ${JSON.stringify(data.slice(0, 200))}`, this.fields());
     }
     if (target.origin !== this.config.url.origin) {
-      return new McpError('protocol-error', `${serverLabel(this.config.server)}the "endpoint" event points at another origin (${target.origin}); only ${this.config.url.origin} is accepted`, this.fields());
+      return new McpError('protocol-error', `${serverLabel(this.config.server)}the "endpoint" event points at another origin (${target.origin}); only ${shownOrigin(this.config.shown)} is accepted`, this.fields());
     }
     return target;
   }

@@ -84,7 +84,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     const self = this;
     this.info = {
       transport: 'http',
-      url: this.config.url.href,
+      url: this.config.shown,
       get sessionId() {
         return self.sessionId;
       },
@@ -185,7 +185,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
       // An error status with a JSON-RPC answer (a wrong revision, a header mismatch) is the server's answer.
       const answers = messages?.filter((m) => !('method' in m)) ?? [];
       if (!response.ok && (answers.length === 0 || requestId === undefined)) {
-        throw httpFailure(this.config.server, this.config.url, method, response.status, body.text);
+        throw httpFailure(this.config.server, this.config.shown, method, response.status, body.text);
       }
       if (messages === undefined) return this.noise.fire(body.text);
       // A POST carries one request: an error answer whose id the server could not tell (null) is that request's.

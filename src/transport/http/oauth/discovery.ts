@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import { authError, fromLibraryError, getJson, type OAuthHttp } from './oauth-http.js';
+import { assertSecure, authError, fromLibraryError, getJson, type OAuthHttp } from './oauth-http.js';
+import { shownUrl } from './url-guard.js';
 
 /** The protected resource metadata of an MCP server and the URL it was read from. */
 export interface DiscoveredResource {
@@ -14,21 +15,28 @@ export interface DiscoveredResource {
 /**
  * Where the protected resource metadata may be, in the order the MCP authorization spec
  * gives: the `resource_metadata` URL of the challenge, then the well-known URI with the
- * server's path inserted (RFC 9728 §3.1), then the one at the root.
+ * server's path inserted (RFC 9728 §3.1), then the one at the root. A challenge URL on
+ * another origin is left out: a server's metadata is its own origin's to publish, and the
+ * header would otherwise make us fetch whatever it names (SSRF).
  */
 export function resourceMetadataUrls(serverUrl: URL, fromChallenge?: string): URL[] {
   const urls: URL[] = [];
-  if (fromChallenge) {
-    try {
-      urls.push(new URL(fromChallenge, serverUrl));
-    } catch {
-      // An unusable URL in the header is as good as none: the well-known paths follow.
-    }
-  }
+  const named = challengeUrl(serverUrl, fromChallenge);
+  if (named && named.origin === serverUrl.origin) urls.push(named);
   const path = serverUrl.pathname.replace(/\/$/, '');
   if (path !== '') urls.push(new URL(`/.well-known/oauth-protected-resource${path}`, serverUrl.origin));
   urls.push(new URL('/.well-known/oauth-protected-resource', serverUrl.origin));
   return urls;
+}
+
+/** The challenge's `resource_metadata` as a URL; an unusable one is as good as none (the well-known paths follow). */
+function challengeUrl(serverUrl: URL, fromChallenge: string | undefined): URL | undefined {
+  if (!fromChallenge) return undefined;
+  try {
+    return new URL(fromChallenge, serverUrl);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -76,6 +84,14 @@ export async function discoverResource(http: OAuthHttp, serverUrl: URL, fromChal
       throw authError(http, 'protocol-error', `the protected resource metadata at ${url.href} names no authorization server (authorization_servers)`);
     }
     return { metadata, resource: metadata.resource, url };
+  }
+  const named = challengeUrl(serverUrl, fromChallenge);
+  if (named && named.origin !== serverUrl.origin) {
+    throw authError(
+      http,
+      'protocol-error',
+      `the server names its protected resource metadata at another origin (${shownUrl(named)}); only ${serverUrl.origin} may publish it, and there is none there (tried ${tried.join(', ')})`,
+    );
   }
   // A 2025-03-26 server has no resource metadata: its own origin is the authorization server.
   const origin = serverUrl.origin;
@@ -139,7 +155,9 @@ export async function discoverAuthorizationServer(http: OAuthHttp, issuer: strin
   if (defaultEndpoints) {
     // The 2025-03-26 fallback: /authorize, /token and /register at the server's origin.
     const at = (path: string) => new URL(path, issuerUrl.origin).href;
-    return { issuer, authorization_endpoint: at('/authorize'), token_endpoint: at('/token'), registration_endpoint: at('/register'), code_challenge_methods_supported: ['S256'] };
+    const defaults: oauth.AuthorizationServer = { issuer, authorization_endpoint: at('/authorize'), token_endpoint: at('/token'), registration_endpoint: at('/register'), code_challenge_methods_supported: ['S256'] };
+    assertUsable(http, defaults);
+    return defaults;
   }
   throw authError(http, 'protocol-error', `no metadata for the authorization server ${issuer} (tried ${tried.join(', ')})`);
 }
@@ -166,5 +184,17 @@ function assertUsable(http: OAuthHttp, as: oauth.AuthorizationServer): void {
     if (typeof as[field] !== 'string') {
       throw authError(http, 'protocol-error', `the authorization server ${as.issuer} has no ${field} in its metadata`);
     }
+  }
+  // The authorization endpoint goes to a browser, the others get secrets: https only (OAuth 2.1 §1.5), http on loopback.
+  for (const field of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint'] as const) {
+    const value = as[field];
+    if (value === undefined) continue;
+    let url: URL;
+    try {
+      url = new URL(value as string);
+    } catch {
+      throw authError(http, 'auth-required', `the authorization server ${as.issuer} names a ${field} that is not a URL (${JSON.stringify(String(value).slice(0, 200))}); refusing to authorize with it`);
+    }
+    assertSecure(http, url, `${field} of ${as.issuer}`);
   }
 }

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { McpError } from '../../../errors.js';
+import { openInBrowser } from './browser.js';
 import type { Authorize } from './oauth-provider.js';
+import { insecure, shownUrl } from './url-guard.js';
 
 export interface LoopbackAuthorizeOptions {
   /** How long to wait for the browser to come back (ms); default 300000 (5 minutes). */
@@ -27,6 +28,9 @@ async function awaitRedirect(url: URL, server: string, options: LoopbackAuthoriz
   const label = `server ${JSON.stringify(server)}: `;
   const fail = (message: string, cause?: unknown) =>
     new McpError('auth-required', `${label}${message}`, { server, phase: 'auth', ...(cause === undefined ? {} : { cause }) });
+  // Nothing but an https URL (http on loopback) is shown or opened: a file: or javascript: URL a server named is refused.
+  const why = insecure(url);
+  if (why !== undefined) throw fail(`refusing the authorization URL ${shownUrl(url)}: ${why}`);
   let redirect: URL;
   try {
     redirect = new URL(url.searchParams.get('redirect_uri') ?? '');
@@ -86,24 +90,6 @@ function printToStderr(url: URL, server: string): void {
 function hasDesktop(): boolean {
   if (process.platform === 'darwin' || process.platform === 'win32') return true;
   return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
-}
-
-/** Tries the desktop's opener; the printed URL is the fallback, so no failure is reported. */
-function openInBrowser(url: URL): void {
-  const [command, args] =
-    process.platform === 'darwin'
-      ? ['open', [url.href]]
-      : process.platform === 'win32'
-        ? // `start` is a cmd builtin; its first quoted argument is a window title.
-          ['cmd', ['/c', 'start', '""', url.href.replace(/&/g, '^&')]]
-        : ['xdg-open', [url.href]];
-  try {
-    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
-    child.on('error', () => {});
-    child.unref();
-  } catch {
-    // No opener on this machine: the URL was printed.
-  }
 }
 
 function escapeHtml(text: string): string {

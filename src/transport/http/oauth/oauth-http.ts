@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { McpError, serverLabel, type McpErrorCode } from '../../../errors.js';
+import { insecure, isLoopback, shownUrl } from './url-guard.js';
 
 /** What every request to a metadata, registration or token endpoint needs. */
 export interface OAuthHttp {
@@ -14,14 +15,13 @@ export function authError(http: Pick<OAuthHttp, 'server'>, code: McpErrorCode, m
   return new McpError(code, `${serverLabel(http.server)}${message}`, { server: http.server, phase: 'auth', ...extra });
 }
 
-/** Loopback hosts may be plain http (local development and tests); anything else must be https. */
-export function isLoopback(url: URL): boolean {
-  return url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
-}
+export { isLoopback };
 
-export function assertSecure(http: OAuthHttp, url: URL, what: string): void {
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url))) return;
-  throw authError(http, 'protocol-error', `${what} ${url.href} is not https; OAuth endpoints must be served over https`);
+/** Refuses, as `auth-required`, an OAuth URL that is not https (http only on loopback): no login can go through it. */
+export function assertSecure(http: Pick<OAuthHttp, 'server'>, url: URL, what: string): void {
+  const why = insecure(url);
+  if (why === undefined) return;
+  throw authError(http, 'auth-required', `refusing the ${what} ${shownUrl(url)}: ${why}; OAuth endpoints must be https`);
 }
 
 /** The options oauth4webapi takes for one request to `url`: our fetch, our time bound. */
@@ -34,13 +34,38 @@ export function libraryOptions(http: OAuthHttp, url: URL) {
   };
 }
 
-/** A GET of a JSON metadata document, or the failure to reach it as `connect-failed`. */
+/** Redirects a metadata request may follow, each within the origin it was sent to. */
+const MAX_REDIRECTS = 3;
+
+/**
+ * A GET of a JSON metadata document, or the failure to reach it as `connect-failed`. A
+ * redirect is followed only within the URL's origin: metadata is the origin's to publish,
+ * and a redirect elsewhere would make us fetch what the server chose (SSRF).
+ */
 export async function getJson(http: OAuthHttp, url: URL, what: string): Promise<Response> {
-  assertSecure(http, url, what);
-  try {
-    return await http.fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(http.timeoutMs) });
-  } catch (error) {
-    throw unreachable(http, url, what, error);
+  let at = url;
+  for (let hops = 0; ; hops++) {
+    assertSecure(http, at, what);
+    let response: Response;
+    try {
+      response = await http.fetch(at, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(http.timeoutMs) });
+    } catch (error) {
+      throw unreachable(http, at, what, error);
+    }
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+    if (location === null) return response;
+    await response.body?.cancel();
+    let next: URL;
+    try {
+      next = new URL(location, at);
+    } catch {
+      throw authError(http, 'protocol-error', `the ${what} at ${shownUrl(at)} redirects to something that is not a URL`);
+    }
+    if (next.origin !== url.origin) {
+      throw authError(http, 'protocol-error', `the ${what} at ${shownUrl(at)} redirects to another origin (${shownUrl(next)}); refusing to follow it`);
+    }
+    if (hops >= MAX_REDIRECTS) throw authError(http, 'protocol-error', `the ${what} at ${shownUrl(url)} redirects more than ${MAX_REDIRECTS} times`);
+    at = next;
   }
 }
 
@@ -48,7 +73,7 @@ export function unreachable(http: OAuthHttp, url: URL, what: string, error: unkn
   if (error instanceof McpError) return error;
   const timedOut = (error as Error | undefined)?.name === 'TimeoutError';
   const reason = timedOut ? `no answer within ${http.timeoutMs} ms` : systemReason(error);
-  return authError(http, timedOut ? 'timeout' : 'connect-failed', `cannot reach the ${what} at ${url.href} (${reason})`, { cause: error });
+  return authError(http, timedOut ? 'timeout' : 'connect-failed', `cannot reach the ${what} at ${url.origin}${url.pathname} (${reason})`, { cause: error });
 }
 
 function systemReason(error: unknown): string {
@@ -85,7 +110,7 @@ export function fromLibraryError(http: OAuthHttp, error: unknown, what: string, 
     return authError(http, 'auth-required', `the authorization was refused (${error.error}${detail}); ${loginHint(http.server)}`, { cause: error });
   }
   if (error instanceof oauth.OperationProcessingError || error instanceof oauth.UnsupportedOperationError) {
-    return authError(http, 'protocol-error', `the ${what} at ${url.href} broke the OAuth protocol: ${error.message}`, { cause: error });
+    return authError(http, 'protocol-error', `the ${what} at ${url.origin}${url.pathname} broke the OAuth protocol: ${error.message}`, { cause: error });
   }
   return unreachable(http, url, what, error);
 }

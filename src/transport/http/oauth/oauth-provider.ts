@@ -7,8 +7,9 @@ import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.j
 import { clientCredentialsGrant } from './client-credentials.js';
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
 import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
-import { authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
+import { assertSecure, authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
 import { importSigningKey } from './signing-key.js';
+import { guardedFetch } from './url-guard.js';
 import { authorizationContext, tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
 
 /** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
@@ -96,7 +97,8 @@ class McpOAuthProvider implements OAuthProvider {
     this.options = options;
     this.server = options.server;
     this.config = options.config ?? {};
-    this.http = { server: options.server, fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 30_000 };
+    // Every request of the OAuth client (ours and the library's) goes through the same guard.
+    this.http = { server: options.server, fetch: guardedFetch(options.server, options.fetch ?? fetch), timeoutMs: options.timeoutMs ?? 30_000 };
     this.key = tokenStoreKey(options.server, options.resourceUrl);
   }
 
@@ -343,6 +345,8 @@ class McpOAuthProvider implements OAuthProvider {
     url.searchParams.set('resource', discovered.resource);
     if (scope !== '') url.searchParams.set('scope', scope);
 
+    // Checked with the metadata already; again here, as this URL is what a browser (or the host) opens.
+    assertSecure(this.http, url, 'authorization endpoint');
     let redirected: URL;
     try {
       redirected = await authorize(url, this.server);
