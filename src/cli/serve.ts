@@ -74,6 +74,14 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stdout.write(SERVE_USAGE);
     return EXIT.ok;
   }
+  let givenPort: number | undefined;
+  try {
+    // A usage error is told as such before anything is looked up (no config is needed to say it).
+    givenPort = values.port === undefined ? undefined : parsePort(values.port);
+  } catch (error) {
+    process.stderr.write(`lazy-mcp serve: ${oneLine((error as Error).message)}\n`);
+    return EXIT.usage;
+  }
   prepareEnvironment();
   let configPath: string;
   let manager: McpServerManager;
@@ -84,7 +92,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     // The same lookup as every other command: a host that starts us elsewhere must not get an example's tools.
     configPath = chooseConfig(values.config === undefined ? {} : { config: values.config }).file.path;
     section = gatewaySection(configPath);
-    port = values.port === undefined ? (section.port ?? DEFAULT_PORT) : parsePort(values.port);
+    port = givenPort ?? section.port ?? DEFAULT_PORT;
     if (values.http) {
       const given = gatewayToken({
         ...(values.token === undefined ? {} : { token: values.token }),

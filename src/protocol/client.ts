@@ -248,9 +248,13 @@ export class McpClient extends EventEmitter {
       signal?.addEventListener('abort', onAbort, { once: true });
       const attempt = (async () => {
         // The schemas load while the server starts; both are needed before its first answer.
-        const [channel] = await Promise.all([opening, loadSchemas()]);
+        const schemas = loadSchemas();
+        schemas.catch(() => undefined); // awaited below; a failed open must not leave it unhandled
+        const channel = await opening;
         if (settled) return undefined;
+        // Subscribed at once: a server that exits (or writes stderr) while the schemas still load is seen.
         client = new McpClient(channel, options, configTimeout);
+        await schemas;
         const timeout = client.engine.defaultTimeout;
         const errors = client.engine.errors;
         // The error only when it happens: making one (with its stack) costs every start ~25 µs.
