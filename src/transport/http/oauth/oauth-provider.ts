@@ -308,8 +308,8 @@ class McpOAuthProvider implements OAuthProvider {
     this.obtainedAt = Date.now();
   }
 
-  /** The authorization code flow with PKCE, from discovery to stored tokens. */
-  private async authorizeFlow(authorize: Authorize, scopes: Set<string> | undefined, redirectOverride?: string): Promise<void> {
+  /** Discovery, the first step of every grant: the resource's metadata and its authorization server. */
+  private async discover() {
     const challenge = this.lastChallenge ?? (await this.probe());
     const discovered = await discoverResource(this.http, this.options.resourceUrl, challenge?.resourceMetadata);
     await this.reload();
@@ -318,6 +318,12 @@ class McpOAuthProvider implements OAuthProvider {
     // Registration and tokens belong to one authorization server; keep using the one we know.
     const issuer = earlier && servers.includes(earlier.issuer) ? earlier.issuer : servers[0];
     const as = await this.authorizationServer(issuer, discovered.legacy === true);
+    return { challenge, discovered, earlier, issuer, as };
+  }
+
+  /** The authorization code flow with PKCE, from discovery to stored tokens. */
+  private async authorizeFlow(authorize: Authorize, scopes: Set<string> | undefined, redirectOverride?: string): Promise<void> {
+    const { challenge, discovered, earlier, issuer, as } = await this.discover();
     const redirectUri = redirectOverride ?? this.options.redirectUri ?? this.config.redirectUri ?? (await loopbackRedirectUri());
     const client = await resolveClient(
       this.http,
@@ -409,13 +415,7 @@ class McpOAuthProvider implements OAuthProvider {
 
   /** The client credentials grant, from discovery to stored tokens: no user, no redirect. */
   private async clientCredentialsFlow(): Promise<void> {
-    const challenge = this.lastChallenge ?? (await this.probe());
-    const discovered = await discoverResource(this.http, this.options.resourceUrl, challenge?.resourceMetadata);
-    await this.reload();
-    const earlier = this.record;
-    const servers = discovered.metadata.authorization_servers as string[];
-    const issuer = earlier && servers.includes(earlier.issuer) ? earlier.issuer : servers[0];
-    const as = await this.authorizationServer(issuer, discovered.legacy === true);
+    const { challenge, discovered, earlier, issuer, as } = await this.discover();
     const client = await resolveClient(this.http, as, this.config, undefined, '', this.options.clientName ?? 'lazy-mcp');
     const scope = [...union(union(chooseScopes(challenge, discovered, this.config), splitScopes(earlier?.tokens?.scope)), this.wanted)].join(' ');
     const result = await clientCredentialsGrant(this.http, as, libraryClient(client), clientAuth(client, await this.signingKey()), discovered.resource, scope);
