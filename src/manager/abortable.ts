@@ -8,7 +8,11 @@ import { serverLabel, stoppedBy } from '../errors.js';
 export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string, server?: string): Promise<T> {
   if (!signal) return work;
   const cancelled = () => stoppedBy(signal, `${serverLabel(server)}${what}`, { server });
-  if (signal.aborted) return Promise.reject(cancelled());
+  if (signal.aborted) {
+    // Nobody waits for the work any more: its failure (a start cut by shutdown) must not go unhandled.
+    work.catch(() => undefined);
+    return Promise.reject(cancelled());
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(cancelled());
     signal.addEventListener('abort', onAbort, { once: true });
