@@ -157,6 +157,8 @@ export class ToolIndex {
       const tool = !among || among.has(server) ? tools.get(raw) : undefined;
       if (tool && tool.name !== name) exact.push(tool.name);
     }
+    // In name order, not the order the servers happened to list in: the same hint every time.
+    exact.sort();
     if (exact.length >= limit) return exact.slice(0, limit);
     const candidates: [string, string][] = [];
     for (const [candidate, entry] of this.byName) if ((!among || among.has(entry.server)) && !exact.includes(candidate)) candidates.push([candidate, candidate]);
