@@ -1,40 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ManagerEvents } from '../../src/manager/manager.js';
 import { McpServerManager } from '../../src/manager/manager.js';
 import { MAX_CACHE_FILE_BYTES } from '../../src/manager/manifest-cache.js';
-import { fixture, textOf, waitFor } from '../support/fixtures.js';
+import { textOf, waitFor } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
+import { config, jsonFiles, manage, primed, track } from './cache-support.js';
 
-const config = { mcpServers: { s: fixture('named-tools.mjs', '["a"]') } };
-const managers: McpServerManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
-function manage(cacheDir: string) {
-  const manager = McpServerManager.fromConfig(config, { cacheDir });
-  managers.push(manager);
-  const logs: ManagerEvents['log'][] = [];
-  const starts: string[] = [];
-  manager.on('log', (e) => logs.push(e));
-  manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
-  return { manager, logs, starts };
-}
-const jsonFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json'));
 /** Settles with the value, or with 'still waiting' after `ms`: a hang shows as a failed expectation, not a stuck test. */
 const within = <T>(ms: number, work: Promise<T>) =>
   Promise.race([work, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms).unref())]);
-
-/** A cache folder holding one good entry for `s`, and that entry's path. */
-async function primed(): Promise<{ dir: string; file: string }> {
-  const dir = tempDir();
-  const first = manage(dir);
-  await first.manager.listTools();
-  expect(await waitFor(() => jsonFiles(dir).length === 1, 5000)).toBe(true);
-  await first.manager.shutdown();
-  return { dir, file: join(dir, jsonFiles(dir)[0]) };
-}
 
 describe('hostile cache files', () => {
   const SECRET = 'top-secret-token-1234';
@@ -87,8 +62,7 @@ describe('hostile cache files', () => {
 
 describe('cache writes', () => {
   it('never delay a start or a call, even where mkdir({ recursive: true }) spins forever', async () => {
-    const manager = McpServerManager.fromConfig(config, { cacheDir: '/proc/self/root/proc/lazy-mcp-test/cache' });
-    managers.push(manager);
+    const manager = track(McpServerManager.fromConfig(config, { cacheDir: '/proc/self/root/proc/lazy-mcp-test/cache' }));
     const logs: string[] = [];
     manager.on('log', ({ data }) => logs.push(String(data)));
     const listed = await within(5000, manager.listTools());

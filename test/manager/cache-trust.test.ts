@@ -1,35 +1,13 @@
-import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ManagerEvents } from '../../src/manager/manager.js';
-import { McpServerManager } from '../../src/manager/manager.js';
 import { untrusted } from '../../src/manager/manifest-cache.js';
-import { fixture, waitFor } from '../support/fixtures.js';
+import { waitFor } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
-
-const config = { mcpServers: { s: fixture('named-tools.mjs', '["a"]') } };
-const managers: McpServerManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
-function manage(cacheDir: string) {
-  const manager = McpServerManager.fromConfig(config, { cacheDir });
-  managers.push(manager);
-  const logs: ManagerEvents['log'][] = [];
-  const starts: string[] = [];
-  manager.on('log', (e) => logs.push(e));
-  manager.on('stateChange', ({ server, to }) => to === 'starting' && starts.push(server));
-  return { manager, logs, starts };
-}
-const jsonFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json'));
+import { jsonFiles, manage, primed } from './cache-support.js';
 
 /** A cache folder holding one entry for `s` whose tool was renamed to `poisoned` (as a planter would). */
 async function poisoned(): Promise<{ dir: string; file: string }> {
-  const dir = tempDir();
-  const first = manage(dir);
-  await first.manager.listTools();
-  expect(await waitFor(() => jsonFiles(dir).length === 1, 5000)).toBe(true);
-  await first.manager.shutdown();
-  const file = join(dir, jsonFiles(dir)[0]);
+  const { dir, file } = await primed();
   writeFileSync(file, readFileSync(file, 'utf8').replace('"name":"a"', '"name":"poisoned"'));
   return { dir, file };
 }
