@@ -35,6 +35,19 @@ async function setUp(servers: Record<string, object>, era: Era, options: Gateway
 }
 
 /** Polls an async check until it holds, at most `ms`. */
+/** A gateway over a pool with no server, spoken to over a memory channel; its answers, in arrival order. */
+function emptyGateway<T = unknown>() {
+  const manager = McpServerManager.fromConfig({ mcpServers: {} });
+  cleanups.push(() => manager.shutdown());
+  const gateway = new Gateway(manager);
+  cleanups.push(() => gateway.close());
+  const [clientSide, serverSide] = createMemoryChannelPair();
+  gateway.connect(serverSide);
+  const answers: T[] = [];
+  clientSide.onMessage((m) => answers.push(m as T));
+  return { clientSide, answers };
+}
+
 async function waitForAsync(check: () => Promise<boolean>, ms = 10000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -471,14 +484,7 @@ describe('the gateway and its clients', () => {
   });
 
   it('gives its 2026 listings a ttlMs a client can cache them for', async () => {
-    const manager = McpServerManager.fromConfig({ mcpServers: {} });
-    cleanups.push(() => manager.shutdown());
-    const gateway = new Gateway(manager);
-    cleanups.push(() => gateway.close());
-    const [clientSide, serverSide] = createMemoryChannelPair();
-    gateway.connect(serverSide);
-    const answers: { id: number; result: Record<string, unknown> }[] = [];
-    clientSide.onMessage((m) => answers.push(m as never));
+    const { clientSide, answers } = emptyGateway<{ id: number; result: Record<string, unknown> }>();
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
     for (const [id, method] of ['tools/list', 'prompts/list', 'resources/list'].entries()) await clientSide.send({ jsonrpc: '2.0', id, method, params: { _meta: meta } });
     await waitForAsync(async () => answers.length === 3, 5000);
@@ -487,14 +493,7 @@ describe('the gateway and its clients', () => {
   });
 
   it('answers a request naming an unknown modern revision with -32022 and the revisions it speaks', async () => {
-    const manager = McpServerManager.fromConfig({ mcpServers: {} });
-    cleanups.push(() => manager.shutdown());
-    const gateway = new Gateway(manager);
-    cleanups.push(() => gateway.close());
-    const [clientSide, serverSide] = createMemoryChannelPair();
-    gateway.connect(serverSide);
-    const answers: unknown[] = [];
-    clientSide.onMessage((m) => answers.push(m));
+    const { clientSide, answers } = emptyGateway();
     await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } });
     await clientSide.send({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
     await waitForAsync(async () => answers.length === 2, 5000);
