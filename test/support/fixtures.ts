@@ -35,6 +35,17 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** SIGKILLs every pid a test noted and empties the list (for an afterEach: a failed test leaves nothing behind). */
+export function killLeftovers(pids: number[]): void {
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone, as it should be
+    }
+  }
+}
+
 /** Polls `check` until it holds or `ms` pass; returns whether it held. */
 export async function waitFor(check: () => boolean, ms = 5000, every = 10): Promise<boolean> {
   const deadline = Date.now() + ms;

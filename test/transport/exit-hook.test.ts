@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { killLeftovers } from '../support/fixtures.js';
 import { fixture, isGone, nodeSpec, waitUntil } from './process-probes.js';
 
 const HOOK_EVENTS = ['exit', 'SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -29,15 +30,7 @@ describe('in this process', () => {
 
 describe('a host that exits without closing its server', () => {
   const leftovers: number[] = [];
-  afterEach(() => {
-    for (const pid of leftovers.splice(0)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone, as it should be
-      }
-    }
-  });
+  afterEach(() => killLeftovers(leftovers));
 
   // Each mode, and how the host itself must end: the hook may not change that.
   test.each([

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { safeEnvironment } from '../../src/transport/child-env.js';
+import { killLeftovers } from '../support/fixtures.js';
 import { fixture, isGone, lineReader, waitUntil } from './process-probes.js';
 
 // "About a second" after the host is gone, plus room for a loaded machine.
@@ -39,15 +40,7 @@ async function endsWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone, as it should be
-    }
-  }
-});
+afterEach(() => killLeftovers(leftovers));
 
 describe('a host killed with SIGKILL', () => {
   test('leaves no server behind: not one ignoring stdin EOF, not a wrapper\'s grandchild, not one stuck in initialize', async () => {

@@ -3,7 +3,7 @@ import { McpClient } from '../../../src/protocol/client.js';
 import { DEFAULT_SANDBOX } from '../../../src/transport/sandbox/policy.js';
 import { safeEnvironment } from '../../../src/transport/child-env.js';
 import { ServerProcess } from '../../../src/transport/server-process.js';
-import { fixture as fixtureConfig } from '../../support/fixtures.js';
+import { fixture as fixtureConfig, killLeftovers } from '../../support/fixtures.js';
 import { fixture, isGone, lineReader, waitUntil } from '../process-probes.js';
 import { commandOf, processTree } from './process-tree.js';
 
@@ -12,15 +12,7 @@ import { commandOf, processTree } from './process-tree.js';
 const GONE_WITHIN_MS = 2500;
 const leftovers: number[] = [];
 
-afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone, as it should be
-    }
-  }
-});
+afterEach(() => killLeftovers(leftovers));
 
 /** bwrap, the sandbox's first process, the server and `more` processes below it, once they all run. */
 async function treeOf(pid: number, more = 0): Promise<number[]> {
