@@ -173,10 +173,12 @@ export class ServerProcess extends EventEmitter<ServerProcessEvents> {
 
   async #terminate(graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs + CLOSE_HARD_BOUND_MS;
-    // The sandbox's group first: its server gets the SIGTERM (a sandbox's first process ignores it), then the tool.
-    const signalAll = (signal: NodeJS.Signals) => [...this.#groups.keys()].reverse().forEach((pgid) => signalGroup(pgid, signal));
-    const term = unrefTimer(graceMs / 2, () => signalAll('SIGTERM'));
-    const kill = unrefTimer(graceMs, () => signalAll('SIGKILL'));
+    // SIGTERM goes to the innermost group only: in a sandbox that is the server's (its first
+    // process ignores it). bwrap itself dies of SIGTERM and takes the sandbox with it at once,
+    // which would leave the server no time for its handler; it ends when the sandbox does.
+    const groups = () => [...this.#groups.keys()].reverse();
+    const term = unrefTimer(graceMs / 2, () => groups().slice(0, 1).forEach((pgid) => signalGroup(pgid, 'SIGTERM')));
+    const kill = unrefTimer(graceMs, () => groups().forEach((pgid) => signalGroup(pgid, 'SIGKILL')));
     let empty = false;
     try {
       this.stdin.end();
