@@ -14,7 +14,7 @@ import type {
   ResourceTemplateRef,
   Tool,
 } from '../../protocol/types.js';
-import { abortable } from '../../util/abortable.js';
+import { abortable } from '../../util/deadline.js';
 import { CallBudget } from '../call/call-budget.js';
 import { requestOptions } from '../call/request-options.js';
 import { checkArguments } from '../call/tool-contract.js';
