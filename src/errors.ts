@@ -1,5 +1,3 @@
-import { explainingLines } from './transport/stdio/stderr-tail.js';
-
 /** Stable machine-readable reason of an {@link McpError}. */
 export type McpErrorCode =
   | 'invalid-config'
@@ -131,4 +129,62 @@ export function stderrHint(tail: readonly string[] | undefined, lines = 3): stri
 export function isMcpError(value: unknown): value is McpError {
   if (value instanceof McpError) return true;
   return value instanceof Error && value.name === 'McpError' && typeof (value as { code?: unknown }).code === 'string';
+}
+
+/**
+ * Lines that say what went wrong, as crash reports put them: a JavaScript or Python
+ * exception line (`Error: …`, `TypeError: …`, `Error [ERR_X]: …`, `ValueError: …`,
+ * `java.lang.IllegalStateException: …`), a Go `panic:` or `fatal error:`, a Rust
+ * `panicked at`, an `error:` of a CLI, npm's `npm error …`. A Python exception group's
+ * `| ` / `+ ` margin is ignored. Warnings are not explanations.
+ */
+const EXPLAINING = [
+  /^(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Error|Exception|ExceptionGroup|Exit|Interrupt|Fault|Panic)(?: \[[\w-]+\])?(?::\s|$)/,
+  /^(?:panic|fatal error|error|fatal|FATAL|ERROR|Fatal error|Uncaught)(?:\[\w+\])?:\s/,
+  /^Exception in thread /,
+  /^thread '.*' panicked at /,
+  /^npm (?:ERR!|error) (?:code|\d{3}|[A-Z]\w+)\b/,
+  /^Segmentation fault|^Aborted|^Killed$/,
+];
+/** Lines that explain nothing: a stack frame, a lone brace of an error's properties, Node's version footer. */
+const NOISE = [/^[\s|+]*at /, /^[\s|+]*File "/, /^[\s{}[\]()^,;|+-]*$/, /^Node\.js v\d/, /^goroutine \d+ \[/, /^exit status \d+$/];
+
+/** The longest a quoted line may be, in characters. */
+const MAX_QUOTED_LINE = 200;
+
+/**
+ * What of a stderr tail to quote in an error message, oldest first: the lines that
+ * explain the failure (the first and the last such line) and the last `lastLines`
+ * lines that say anything, without repeats. `undefined` marks a gap between the two.
+ */
+export function explainingLines(tail: readonly string[], lastLines = 3): (string | undefined)[] {
+  const explaining: number[] = [];
+  const unmargined = tail.map((line) => line.replace(/^[\s|+]*(?=\S)/, ''));
+  for (let i = 0; i < tail.length; i++) {
+    const line = unmargined[i]!;
+    if (EXPLAINING.some((pattern) => pattern.test(line)) && !/^\w*Warning\b/.test(line)) explaining.push(i);
+  }
+  const chosen = new Set<number>();
+  if (explaining.length > 0) {
+    chosen.add(explaining[0]!);
+    chosen.add(explaining[explaining.length - 1]!);
+    // Rust prints the message on the line after `panicked at …:`.
+    for (const i of [...chosen]) if (/panicked at .*:$/.test(tail[i]!) && i + 1 < tail.length) chosen.add(i + 1);
+  }
+  let wanted = lastLines;
+  for (let i = tail.length - 1; i >= 0 && wanted > 0; i--) {
+    if (NOISE.some((pattern) => pattern.test(tail[i]!))) continue;
+    chosen.add(i);
+    wanted -= 1;
+  }
+  // A tail of nothing but noise still says something.
+  if (chosen.size === 0) for (let i = Math.max(0, tail.length - lastLines); i < tail.length; i++) chosen.add(i);
+  const picked = [...chosen].sort((a, b) => a - b);
+  const out: (string | undefined)[] = [];
+  picked.forEach((index, k) => {
+    if (k > 0 && index !== picked[k - 1]! + 1) out.push(undefined);
+    const line = unmargined[index]!.trim();
+    out.push(line.length > MAX_QUOTED_LINE ? `${line.slice(0, MAX_QUOTED_LINE)}…` : line);
+  });
+  return out;
 }

@@ -61,7 +61,7 @@ export type { Scope } from './manager/scope/scope.js';
 export type { DeclaredCapabilities } from './manager/scope/host-handlers.js';
 export { ToolSession } from './manager/scope/session.js';
 export type { ToolFilter } from './manager/catalog/tool-filter.js';
-export { defaultStateDir } from './manager/config/state-dir.js';
+export { defaultStateDir } from './util/state-dir.js';
 export type { LoginOptions } from './manager/auth/auth.js';
 export type { Authorize } from './transport/http/oauth/oauth-provider.js';
 export type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './transport/http/oauth/token-store.js';

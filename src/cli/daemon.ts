@@ -3,7 +3,7 @@ import { daemonStatus, stopDaemon } from '../share/daemon/control.js';
 import { daemonPaths } from '../share/daemon/paths.js';
 import type { DaemonStatus } from '../share/daemon/wire.js';
 import { EXIT } from './args.js';
-import { packageVersion } from './environment.js';
+import { packageVersion } from '../util/package-info.js';
 import { oneLine, table } from './format.js';
 
 const DAEMON_USAGE = `lazy-mcp daemon — the per-user pool daemon that "lazy-mcp serve" shares servers through

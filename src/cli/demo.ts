@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { McpServerManager, type ManagerOptions } from '../index.js';
-import { bundledConfigPath, packageRoot, packageVersion, prepareEnvironment } from './environment.js';
+import { bundledConfigPath, prepareEnvironment } from './environment.js';
+import { packageRoot, packageVersion } from '../util/package-info.js';
 import { formatCallResult, table } from './format.js';
 
 /** The tool that shows a lazy start: the dice server is ours and starts in milliseconds. */

@@ -1,20 +1,11 @@
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { defaultStateDir } from '../manager/config/state-dir.js';
-
-/** The package's own folder: `dist/cli/` (or `src/cli/` under ts-jest) is two levels below it. */
-export const packageRoot = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
+import { packageRoot } from '../util/package-info.js';
+import { defaultStateDir } from '../util/state-dir.js';
 
 /** The example config that ships with the package, for the demo (`npm start`); it works from any working directory. */
 export const bundledConfigPath = join(packageRoot, 'examples', 'mcp.json');
-
-/** The package version, for `--version` and `clientInfo`. */
-export function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
-  return manifest.version;
-}
 
 /**
  * Sets the variables the bundled config refers to, unless the user set them: config

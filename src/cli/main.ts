@@ -2,7 +2,7 @@
 // The `lazy-mcp` command. Results go to stdout, everything for people to stderr; the exit
 // status is set (never process.exit()) so pending output is flushed.
 import { EXIT, parseCommandLine, USAGE, UsageError } from './args.js';
-import { packageVersion } from './environment.js';
+import { packageVersion } from '../util/package-info.js';
 import { errorRecord } from './reporter.js';
 
 /** Runs one command line and resolves to the exit status. */

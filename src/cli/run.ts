@@ -3,7 +3,8 @@ import { type Command, EXIT, type GlobalOptions, UsageError } from './args.js';
 import { runCommand } from './commands.js';
 import { coloursFor } from './colour.js';
 import { chooseConfig, managerFor } from './config-choice.js';
-import { packageVersion, prepareEnvironment } from './environment.js';
+import { prepareEnvironment } from './environment.js';
+import { packageVersion } from '../util/package-info.js';
 import { Reporter } from './reporter.js';
 
 /** Signals that end a command gracefully, with their exit statuses: the request is cancelled and the servers stopped. */

@@ -30,7 +30,7 @@ import { Subscriptions } from './scope/subscriptions.js';
 import type { ToolCallHost } from './call/tool-call.js';
 import { type ServerStatus, ServerSlot } from './pool/server-slot.js';
 import { ToolSession } from './scope/session.js';
-import { defaultStateDir } from './config/state-dir.js';
+import { defaultStateDir } from '../util/state-dir.js';
 import { ToolCatalog } from './catalog/tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './catalog/tool-filter.js';
 import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';

@@ -3,7 +3,7 @@ import { McpError, serverLabel } from '../../errors.js';
 import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OAuthProviderOptions } from '../../transport/http/oauth/oauth-provider.js';
 import { authorizationContext, FileTokenStore, tokenStoreKey, type TokenStore } from '../../transport/http/oauth/token-store.js';
 import type { ResolvedRemoteServer } from '../config/config.js';
-import { defaultStateDir } from '../config/state-dir.js';
+import { defaultStateDir } from '../../util/state-dir.js';
 
 /** What the manager's options say about OAuth. */
 export interface PoolAuthOptions {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { packageRoot, packageVersion } from '../../cli/environment.js';
+import { packageRoot, packageVersion } from '../../util/package-info.js';
 import { McpError, serverLabel } from '../../errors.js';
 import { safeEnvironment } from '../../transport/stdio/child-env.js';
 import { hello } from './hello.js';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { packageVersion } from '../../cli/environment.js';
+import { packageVersion } from '../../util/package-info.js';
 import { McpError } from '../../errors.js';
 import { signalGroup } from '../../transport/stdio/process-group.js';
 import { hello } from './hello.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import type { ResolvedServer } from '../../manager/config/config.js';
 import type { ConnectOptions } from '../../protocol/client.js';
+import type { StdioServerConfig } from '../../protocol/server-config.js';
 import type { Channel } from '../../transport/channel.js';
 import { safeEnvironment } from '../../transport/stdio/child-env.js';
 import { attachShared } from './attach.js';
@@ -14,7 +14,7 @@ import type { SharedSpec } from './wire.js';
  * `McpClient` would): so that the fingerprint is the same exactly when the process
  * would be.
  */
-export function sharedSpec(config: ResolvedServer, options: ConnectOptions): SharedSpec {
+export function sharedSpec(config: StdioServerConfig, options: ConnectOptions): SharedSpec {
   const handlers = options.handlers ?? {};
   const named = options.capabilities ?? {};
   return {
@@ -33,7 +33,7 @@ export function sharedSpec(config: ResolvedServer, options: ConnectOptions): Sha
 }
 
 /** A slot's channel to its server through the pool daemon (see {@link attachShared}). */
-export function openShared(server: string, config: ResolvedServer, options: ConnectOptions, shared: SharedOptions, signal: AbortSignal): Promise<Channel> {
+export function openShared(server: string, config: StdioServerConfig, options: ConnectOptions, shared: SharedOptions, signal: AbortSignal): Promise<Channel> {
   const timeout = config.timeout ?? options.timeout;
   return attachShared(
     {
