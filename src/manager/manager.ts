@@ -36,6 +36,8 @@ import { Subscriptions } from './scope/subscriptions.js';
 import { checkArguments } from './call/tool-contract.js';
 import { ToolCall, type ToolCallHost } from './call/tool-call.js';
 import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './pool/server-slot.js';
+import type { ChannelFactory } from './pool/channel-factory.js';
+import { type Placement, placementFor } from './pool/placement.js';
 import { ToolSession, type SessionCore } from './scope/session.js';
 import { requestOptions } from './call/request-options.js';
 import { defaultStateDir } from './config/state-dir.js';
@@ -45,9 +47,7 @@ import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
 import { Tracing } from './telemetry/tracing.js';
 import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
-import type { Channel } from '../transport/channel.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
-import type { ResolvedServer } from './config/config.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -171,6 +171,8 @@ export class McpServerManager extends EventEmitter {
   private reloading: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
   private readonly auth: PoolAuth;
+  /** Where each server runs (set with the first slot): in this process, or the stdio ones in the pool daemon. */
+  private placement: Placement | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -552,7 +554,8 @@ export class McpServerManager extends EventEmitter {
   private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
     let slot: ServerSlot | undefined;
     const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
-    slot = new ServerSlot(entry, this.slotHost(current, this.recorder(entry.name), predecessor));
+    this.placement ??= placementFor(this.options.shared);
+    slot = new ServerSlot(entry, this.slotHost(current, this.recorder(entry.name), this.placement.channelsFor(entry), predecessor));
     return slot;
   }
 
@@ -843,7 +846,7 @@ export class McpServerManager extends EventEmitter {
   }
 
   /** `current`: whether the slot is still the pool's (a reload may have replaced it). */
-  private slotHost(current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
+  private slotHost(current: () => boolean, metrics: MetricsRecorder, channels: ChannelFactory, predecessor?: Promise<void>): SlotHost {
     const tracing = () => this.tracing;
     return {
       metrics,
@@ -901,15 +904,8 @@ export class McpServerManager extends EventEmitter {
         const entry = this.slot(server).entry;
         return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
       },
-      ...(this.options.shared ? { share: (server, config, options, signal) => this.share(server, config, options, signal) } : {}),
+      channels,
     };
-  }
-
-  /** A stdio server's channel through the pool daemon; its code loads on the first shared start. */
-  private async share(server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel> {
-    const { openShared } = await import('../share/daemon/open-shared.js');
-    const shared = this.options.shared === true || this.options.shared === undefined || this.options.shared === false ? {} : this.options.shared;
-    return openShared(server, config, options, shared, signal);
   }
 }
 
