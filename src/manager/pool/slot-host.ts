@@ -31,6 +31,8 @@ export interface SlotHost {
   readonly predecessor?: Promise<void>;
   /** The OAuth provider of a remote server with `oauth`; undefined for the others. */
   auth?(server: string): OAuthProvider | undefined;
+  /** The time backoff waits are measured in, in ms (a test's clock). Default: `performance.now()`. */
+  readonly clock?: () => number;
   /** Opens the channel of each start: where the server runs, as the manager's placement decided for this entry. */
   readonly channels: ChannelFactory;
 }

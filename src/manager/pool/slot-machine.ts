@@ -84,7 +84,7 @@ export abstract class SlotMachine {
   /** Whether calls now fail fast: `failed`, or `backoff` before its wait is over. */
   get coolingDown(): boolean {
     const state = this.current;
-    return state.name === 'failed' || (state.name === 'backoff' && performance.now() < state.retryAt);
+    return state.name === 'failed' || (state.name === 'backoff' && this.now() < state.retryAt);
   }
 
   status(): ServerStatus {
@@ -119,7 +119,7 @@ export abstract class SlotMachine {
           this.authorized();
           continue;
         case 'backoff':
-          if (performance.now() < state.retryAt) throw this.unavailableError();
+          if (this.now() < state.retryAt) throw this.unavailableError();
       }
       return this.begin('start', (signal) => this.startOnce(signal));
     }
@@ -288,7 +288,7 @@ export abstract class SlotMachine {
     if (error.code === 'auth-required') return this.move(NEEDS_AUTH);
     this.failures++;
     if (this.failures >= MAX_FAILED_STARTS) return this.move(plainState('failed'));
-    this.move({ name: 'backoff', client: undefined, retryAt: performance.now() + backoffDelay(this.failures) });
+    this.move({ name: 'backoff', client: undefined, retryAt: this.now() + backoffDelay(this.failures) });
   }
 
   /** Takes the running connection from the slot and closes it; calls in flight on it learn why from `why`. */
@@ -359,6 +359,11 @@ export abstract class SlotMachine {
     ready.health?.close();
   }
 
+  /** The clock of backoff waits: the host's, or `performance.now()`. */
+  private now(): number {
+    return this.host.clock ? this.host.clock() : performance.now();
+  }
+
   /** The one place the state changes: checked against the transition table. */
   private move(to: SlotState): void {
     const from = this.current.name;
@@ -380,7 +385,7 @@ export abstract class SlotMachine {
     const state = this.current;
     const why =
       state.name === 'backoff'
-        ? `is backing off after a failed start (next try in ${Math.max(0, Math.ceil(state.retryAt - performance.now()))} ms)`
+        ? `is backing off after a failed start (next try in ${Math.max(0, Math.ceil(state.retryAt - this.now()))} ms)`
         : `failed ${this.failures} starts in a row; call restart("${this.name}") to try again`;
     const last = this.lastError ? `: ${this.lastError.message}` : '';
     return new McpError('unavailable', `${serverLabel(this.name)}the server ${why}${last}`, { server: this.name, cause: this.lastError });
