@@ -110,19 +110,35 @@ function echo(slot: ServerSlot, text: string, options = {}): Promise<string> {
     .then((result) => (result.content[0] as { text: string }).text);
 }
 
+/** A slot whose first start waits for `open()`, and the call that woke it; the slot is `starting`. */
+async function heldStart(text: string): Promise<{ h: Harness; open: () => void; call: Promise<string> }> {
+  const h = harness();
+  const started = gate();
+  h.behaviour.initialize = () => started.opened;
+  const call = echo(h.slot, text);
+  await until(() => h.slot.state === 'starting');
+  return { h, open: started.open, call };
+}
+
+/** A running slot and a call on it that its server never answers (settling with the call's error). */
+async function stuckCall(): Promise<{ h: Harness; inFlight: Promise<unknown> }> {
+  const h = harness();
+  expect(await echo(h.slot, 'up')).toBe('up');
+  h.behaviour.callTool = () => NO_ANSWER;
+  const inFlight = echo(h.slot, 'stuck').catch((e: unknown) => e);
+  await until(() => h.peers[0].sent('tools/call').length === 2);
+  return { h, inFlight };
+}
+
 async function until(check: () => boolean): Promise<void> {
   expect(await waitFor(check, 2000, 1)).toBe(true);
 }
 
 describe('starting', () => {
   it('a first call starts the server once; calls during the start share it', async () => {
-    const h = harness();
-    const started = gate();
-    h.behaviour.initialize = () => started.opened;
-    const calls = [echo(h.slot, 'a'), echo(h.slot, 'b')];
-    await until(() => h.slot.state === 'starting');
-    calls.push(echo(h.slot, 'c'));
-    started.open();
+    const { h, open, call } = await heldStart('a');
+    const calls = [call, echo(h.slot, 'b'), echo(h.slot, 'c')];
+    open();
     expect(await Promise.all(calls)).toEqual(['a', 'b', 'c']);
     expect(h.peers).toHaveLength(1);
     expect(h.moves).toEqual(['idle>starting', 'starting>ready']);
@@ -130,26 +146,20 @@ describe('starting', () => {
   });
 
   it('a call whose time runs out during the start fails alone; the start goes on', async () => {
-    const h = harness();
-    const started = gate();
-    h.behaviour.initialize = () => started.opened;
-    const waiting = echo(h.slot, 'late', { timeout: 5 }).catch((e: unknown) => e);
-    expect(await waiting).toMatchObject({ code: 'timeout' });
+    const { h, open, call } = await heldStart('first');
+    const late = echo(h.slot, 'late', { timeout: 5 }).catch((e: unknown) => e);
+    expect(await late).toMatchObject({ code: 'timeout' });
     expect(h.slot.state).toBe('starting');
-    started.open();
-    await until(() => h.slot.state === 'ready');
+    open();
+    expect(await call).toBe('first');
     expect(await echo(h.slot, 'next')).toBe('next');
     expect(h.peers).toHaveLength(1);
   });
 
   it('restart() during a start joins it: one server, no second start', async () => {
-    const h = harness();
-    const started = gate();
-    h.behaviour.initialize = () => started.opened;
-    const call = echo(h.slot, 'a');
-    await until(() => h.slot.state === 'starting');
+    const { h, open, call } = await heldStart('a');
     const restarted = h.slot.restart();
-    started.open();
+    open();
     await restarted;
     expect(await call).toBe('a');
     expect(h.peers).toHaveLength(1);
@@ -299,11 +309,7 @@ describe('running', () => {
   });
 
   it('restart() of a running server: calls in flight on the old connection fail unavailable; two restarts make one start', async () => {
-    const h = harness();
-    expect(await echo(h.slot, 'up')).toBe('up');
-    h.behaviour.callTool = () => NO_ANSWER;
-    const inFlight = echo(h.slot, 'stuck').catch((e: unknown) => e);
-    await h.peers[0].next('tools/call');
+    const { h, inFlight } = await stuckCall();
     h.behaviour.callTool = undefined;
     await Promise.all([h.slot.restart(), h.slot.restart()]);
     expect(await inFlight).toMatchObject({ code: 'unavailable', message: expect.stringContaining('restarted') });
@@ -371,11 +377,7 @@ describe('shutdown and drain', () => {
   });
 
   it('shutdown during a call: the call fails closed, the connection is closed, later calls fail closed', async () => {
-    const h = harness();
-    expect(await echo(h.slot, 'up')).toBe('up');
-    h.behaviour.callTool = () => NO_ANSWER;
-    const inFlight = echo(h.slot, 'stuck').catch((e: unknown) => e);
-    await h.peers[0].next('tools/call');
+    const { h, inFlight } = await stuckCall();
     await h.slot.shutdown();
     expect(await inFlight).toMatchObject({ code: 'closed' });
     expect(h.peers[0].channel.isOpen).toBe(false);
@@ -396,10 +398,8 @@ describe('shutdown and drain', () => {
   });
 
   it('drain (a reload) waits for the calls in flight, then closes; they keep their answers', async () => {
-    const h = harness();
-    expect(await echo(h.slot, 'up')).toBe('up');
-    h.behaviour.callTool = () => NO_ANSWER;
-    const calls = [echo(h.slot, 'one'), echo(h.slot, 'two')];
+    const { h, inFlight } = await stuckCall();
+    const calls = [inFlight, echo(h.slot, 'two')];
     await until(() => h.peers[0].sent('tools/call').length === 3);
     let drained = false;
     const drain = h.slot.drain(50).then(() => (drained = true));
@@ -407,20 +407,16 @@ describe('shutdown and drain', () => {
     expect(drained).toBe(false);
     expect(h.slot.state).toBe('ready');
     for (const request of h.peers[0].sent('tools/call').slice(1)) h.peers[0].reply(request.id, { content: [{ type: 'text', text: request.params.arguments.text }] });
-    expect(await Promise.all(calls)).toEqual(['one', 'two']);
+    expect(await Promise.all(calls)).toEqual(['stuck', 'two']);
     await drain;
     expect(h.slot.state).toBe('closed');
     expect(h.peers[0].channel.isOpen).toBe(false);
   });
 
   it('drain while a call waits for the start: the start finishes, the call is answered, then the slot closes', async () => {
-    const h = harness();
-    const started = gate();
-    h.behaviour.initialize = () => started.opened;
-    const call = echo(h.slot, 'waited');
-    await until(() => h.slot.state === 'starting');
+    const { h, open, call } = await heldStart('waited');
     const drain = h.slot.drain(50);
-    started.open();
+    open();
     expect(await call).toBe('waited');
     await drain;
     expect(h.moves).toEqual(['idle>starting', 'starting>ready', 'ready>closed']);
