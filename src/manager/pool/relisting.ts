@@ -18,7 +18,7 @@ export class Relisting {
    * {@link listed}, and nothing rejects.
    */
   begin(client: McpClient, afterFirst: boolean, land: (tools: Tool[]) => unknown, failed: (error: unknown) => void): void {
-    // Neither `land` nor `failed` may reject the listing: its waiters only wait.
+    // What `land` or `failed` throws ends here: those who wait for the listing only wait.
     const listing: Promise<void> = new Promise<void>((resolve) => {
       if (afterFirst) this.sendNow = resolve;
       else setImmediate(resolve);
