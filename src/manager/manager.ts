@@ -29,6 +29,7 @@ import type { ServerDescription } from './catalog/server-description.js';
 import { Subscriptions } from './scope/subscriptions.js';
 import type { ToolCallHost } from './call/tool-call.js';
 import { type ServerStatus, ServerSlot } from './pool/server-slot.js';
+import { placementFor } from './pool/placement.js';
 import { ToolSession } from './scope/session.js';
 import { defaultStateDir } from '../util/state-dir.js';
 import { ToolCatalog } from './catalog/tool-catalog.js';
@@ -182,6 +183,7 @@ export class McpServerManager extends EventEmitter {
       pool: this.pool,
       subscriptions: this.subscriptions,
       auth: this.auth,
+      placement: placementFor(options.shared),
       get tracing() {
         return manager.tracing;
       },
@@ -447,7 +449,7 @@ export class McpServerManager extends EventEmitter {
   private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
     let slot: ServerSlot | undefined;
     const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
-    slot = new ServerSlot(entry, slotHost(this.wiring, current, this.recorder(entry.name), predecessor));
+    slot = new ServerSlot(entry, slotHost(this.wiring, entry, current, this.recorder(entry.name), predecessor));
     return slot;
   }
 

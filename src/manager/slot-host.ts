@@ -1,11 +1,11 @@
 import type { ConnectOptions } from '../protocol/client.js';
 import type { LogMessage } from '../protocol/types.js';
-import type { Channel } from '../transport/channel.js';
 import type { PoolAuth } from './auth/auth.js';
 import type { ToolCatalog } from './catalog/tool-catalog.js';
-import type { ResolvedServer } from './config/config.js';
+import type { ServerEntry } from './config/config.js';
 import type { ManagerEvents } from './events.js';
 import type { ManagerOptions } from './options.js';
+import type { Placement } from './pool/placement.js';
 import type { SlotHost } from './pool/server-slot.js';
 import { type HostRouter, validateElicitation } from './scope/host-handlers.js';
 import { type PoolState, slotOf } from './scope/pool-state.js';
@@ -21,16 +21,18 @@ export interface SlotWiring {
   readonly pool: PoolState;
   readonly subscriptions: Subscriptions;
   readonly auth: PoolAuth;
+  /** Where each server runs: in this process, or (with `shared`) the stdio ones in the pool daemon. */
+  readonly placement: Placement;
   readonly tracing: Tracing | undefined;
   emit<E extends keyof ManagerEvents>(event: E, payload: ManagerEvents[E]): void;
 }
 
 /**
  * What a slot reports to, and asks of, its manager: its connection's options, its events
- * and listings, its OAuth provider, the pool daemon when sharing. `current`: whether the
- * slot is still the pool's (a reload may have replaced it).
+ * and listings, its OAuth provider, the channel factory the placement picks for `entry`.
+ * `current`: whether the slot is still the pool's (a reload may have replaced it).
  */
-export function slotHost(wiring: SlotWiring, current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
+export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
     return {
     metrics,
     get tracing() {
@@ -87,13 +89,6 @@ export function slotHost(wiring: SlotWiring, current: () => boolean, metrics: Me
       const entry = slotOf(wiring.pool, server).entry;
       return entry.kind === 'http' ? wiring.auth.providerFor(server, entry.config) : undefined;
     },
-    ...(wiring.options.shared ? { share: (server, config, options, signal) => share(wiring.options.shared, server, config, options, signal) } : {}),
+    channels: wiring.placement.channelsFor(entry),
   };
-}
-
-/** A stdio server's channel through the pool daemon; its code loads on the first shared start. */
-async function share(setting: ManagerOptions['shared'], server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel> {
-  const { openShared } = await import('../share/daemon/open-shared.js');
-  const shared = typeof setting === 'object' ? setting : {};
-  return openShared(server, config, options, shared, signal);
 }

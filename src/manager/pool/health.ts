@@ -1,4 +1,4 @@
-import type { McpError } from '../../errors.js';
+import { McpError, serverLabel } from '../../errors.js';
 
 /** A server's `healthCheck` setting: probe it every `intervalMs`, each probe allowed `timeoutMs`. */
 export interface HealthCheck {
@@ -57,4 +57,13 @@ export class HealthMonitor {
     }
     this.schedule();
   }
+}
+
+/** Why a server whose probes kept failing was restarted (its `lastError`). */
+export function wedgedError(server: string, last: McpError): McpError {
+  return new McpError(
+    'timeout',
+    `${serverLabel(server)}the server failed ${FAILED_PROBES_TO_RESTART} health checks in a row and was restarted (last: ${last.message})`,
+    { server, phase: 'ping', cause: last },
+  );
 }

@@ -1,5 +1,8 @@
 import type { McpError } from '../../errors.js';
+import type { McpClient } from '../../protocol/client.js';
 import type { SandboxStatus } from '../../transport/stdio/sandbox/policy.js';
+import { sandboxToolName } from '../../transport/stdio/sandbox/tool.js';
+import type { ServerEntry } from '../config/config.js';
 
 /**
  * Where a server is in its life. Each state names one situation, whatever the timers say:
@@ -72,4 +75,19 @@ export function backoffDelay(failures: number): number {
 
 export function eraOf(protocolVersion: string): '2026' | 'legacy' {
   return protocolVersion === ERA_2026_VERSION ? '2026' : 'legacy';
+}
+
+/** What `status()` shows of a slot: its entry, its state, and the running connection if any. */
+export function statusOf(entry: ServerEntry, state: ServerState, client: McpClient | undefined, restarts: number, lastError: McpError | undefined): ServerStatus {
+  const remote = 'config' in entry && 'url' in entry.config ? entry.config : undefined;
+  const sandbox = 'config' in entry && 'sandbox' in entry.config ? entry.config.sandbox : undefined;
+  return {
+    state,
+    transport: remote?.transport ?? 'stdio',
+    ...(remote ? { url: remote.shownUrl } : {}),
+    ...(sandbox ? { sandbox: { tool: sandboxToolName(), ...sandbox, read: [...sandbox.read], write: [...sandbox.write], env: [...sandbox.env] } } : {}),
+    ...(client?.isOpen ? { ...(Number.isNaN(client.pid) ? {} : { pid: client.pid }), protocolVersion: client.protocolVersion, era: eraOf(client.protocolVersion) } : {}),
+    restarts,
+    ...(lastError ? { lastError } : {}),
+  };
 }
