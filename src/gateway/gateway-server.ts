@@ -10,7 +10,6 @@ import { ALL_PROTOCOL_VERSIONS, type CallOptions, type HostHandlers, type HostRe
 import type { Channel, Disposable, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
 import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
-import { HttpServerChannel } from '../transport/server/http-server-channel.js';
 import { complete } from './completion.js';
 import { askingHandlers } from './asking-handlers.js';
 import { ResourceRouter, serverUri } from './resource-router.js';
@@ -271,10 +270,8 @@ export class GatewayConnection {
   private async ask(method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     // On HTTP the question travels on the stream of the call it is about, when that is known.
     const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
-    const channel = this.channel;
-    const onId = about !== undefined && channel instanceof HttpServerChannel ? (id: number) => channel.relate(id, about) : undefined;
     // A person may be answering: no time-out of our own, the call's signal ends the wait.
-    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
+    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', relatedTo: about }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
   }
 
   /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
@@ -283,7 +280,7 @@ export class GatewayConnection {
     if (capabilities && typeof capabilities === 'object') this.clientCapabilities = capabilities as typeof this.clientCapabilities;
     const requested = (raw as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LATEST_PROTOCOL_VERSION;
-    this.channel.setProtocolVersion?.(protocolVersion);
+    this.channel.setProtocolVersion(protocolVersion);
     return { protocolVersion, capabilities: this.capabilities(), serverInfo: this.gateway.serverInfo, instructions: await this.gateway.fullInstructions() };
   }
 
@@ -350,8 +347,7 @@ export class GatewayConnection {
     const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
     if (declared.elicitation === undefined && declared.sampling === undefined) return undefined;
     // A stateless HTTP round is a connection of its own: the request outlives it. Any other connection's end ends it.
-    const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
-    const call = new PendingCall(label, stateless ? undefined : this);
+    const call = new PendingCall(label, this.channel.info.singleRequest ? undefined : this);
     call.start((signal, progress) => this.inOwnSession(call, declared, (session) => work(session, { signal, onProgress: progress })));
     return rounds.round(call, ctx.signal, onProgress);
   }

@@ -295,8 +295,8 @@ export class McpClient extends EventEmitter {
     this.name = options.name;
     this.engine = new RequestEngine(channel, { name: options.name, timeout: configTimeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS });
     for (const [event, listener] of Object.entries(options.listeners ?? {})) this.on(event, listener);
-    channel.onStderr?.((line) => this.emitSafely('stderr', line));
-    channel.onExit?.((status) => this.emitSafely('exit', status, this.engine.closedReason));
+    channel.onStderr((line) => this.emitSafely('stderr', line));
+    channel.onExit((status) => this.emitSafely('exit', status, this.engine.closedReason));
     channel.onNoise((text) => this.emitSafely('noise', text));
     this.engine.onInvalid((message) => this.emitSafely('noise', JSON.stringify(message).slice(0, 1000)));
     this.engine.onClose((reason) => {
@@ -363,7 +363,7 @@ export class McpClient extends EventEmitter {
     for (const { name, reason } of admitted.rejected) {
       this.emitSafely('log', { level: 'warning', logger: 'lazy-mcp', data: `tool ${JSON.stringify(name)} is left out: ${reason}` } satisfies LogMessage);
     }
-    this.channel.setToolHeaders?.(admitted.headers);
+    this.channel.setToolHeaders(admitted.headers);
     return admitted.tools;
   }
 
@@ -881,7 +881,7 @@ export class McpClient extends EventEmitter {
       capabilities: result.capabilities,
       instructions: result.instructions,
     };
-    this.channel.setProtocolVersion?.(result.protocolVersion);
+    this.channel.setProtocolVersion(result.protocolVersion);
     await this.engine.notify('notifications/initialized');
   }
 
@@ -920,7 +920,7 @@ export class McpClient extends EventEmitter {
       capabilities: result.capabilities,
       instructions: result.instructions,
     };
-    this.channel.setProtocolVersion?.(MODERN_PROTOCOL_VERSION);
+    this.channel.setProtocolVersion(MODERN_PROTOCOL_VERSION);
   }
 
   private unsupportedModern(data: unknown): McpError {

@@ -44,6 +44,11 @@ export interface OutgoingRequest {
   scope?: unknown;
   /** Never tell the peer about a cancellation (a handshake request, which cannot be cancelled). */
   silentCancel?: boolean;
+  /**
+   * The peer's request this one is about (a question on its tool call): the transport
+   * carries it where that request's messages go (its HTTP stream, the daemon's mark).
+   */
+  relatedTo?: RequestId;
   /** Learns the request's id before it is sent (a long-lived request the caller may {@link RequestEngine.cancel} later). */
   onId?: (id: number) => void;
   /** Makes the caller's outcome from the request's, before the promise settles (see {@link RequestFinish}). */
@@ -205,8 +210,7 @@ export class RequestEngine {
     const sent = withProgress ? withProgressToken(params, id, request.ownsParams === true) : params;
     const message = { jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage;
     try {
-      if (this.channel.post) this.channel.post(message, this.undelivered);
-      else this.channel.send(message).catch((error: unknown) => this.undelivered(error, message));
+      this.channel.post(message, this.undelivered, request.relatedTo === undefined ? undefined : { relatedTo: request.relatedTo });
     } catch (error) {
       // A channel that throws instead of reporting: this request fails alone, as one it could not send.
       this.undelivered(new McpError('protocol-error', (error as Error)?.message ?? String(error), { cause: error }), message);
@@ -237,10 +241,7 @@ export class RequestEngine {
     const request = this.pending.take(id);
     if (!request) return;
     if (this.questions !== undefined) this.over(id, error);
-    if (!this.endReason && !silent.has(request)) {
-      if (this.channel.abandon) this.channel.abandon(id, error.message);
-      else this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
-    }
+    if (!this.endReason && !silent.has(request)) this.channel.abandon(id, error.message);
     fail(request, error);
   }
 

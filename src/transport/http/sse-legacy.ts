@@ -52,7 +52,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     this.pool = options.fetch ? undefined : new ConnectionPool();
     this.config = exchangeConfig({ ...options, fetch: options.fetch ?? this.pool!.fetch }, DEFAULT_RETRY);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.info = { transport: 'sse', url: this.config.shown, stderrTail: () => [] };
+    this.info = { transport: 'sse', url: this.config.shown, stderrTail: () => [], singleRequest: false };
     this.endpoint = this.connect();
     // Sends observe the failure; an unobserved one is still reported through onClose.
     this.endpoint.catch(() => {});
@@ -64,7 +64,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     return this.closing === undefined && this.closeReason === undefined;
   }
 
-  async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
+  override async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
     if (!this.isOpen) throw this.closedError();
     const endpoint = await this.endpoint;
     const method = 'method' in message ? message.method : 'response';

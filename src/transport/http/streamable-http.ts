@@ -1,6 +1,6 @@
 import { McpError, serverLabel } from '../../errors.js';
 import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
-import { ChannelEvents } from '../channel-events.js';
+import { cancelledNote, ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing/framing-options.js';
@@ -89,6 +89,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
         return self.sessionId;
       },
       stderrTail: () => [],
+      singleRequest: false,
     };
     if (options.signal?.aborted) void this.close();
     else options.signal?.addEventListener('abort', this.onSignal, { once: true });
@@ -98,11 +99,11 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     return this.closing === undefined && this.closeReason === undefined;
   }
 
-  setProtocolVersion(version: string): void {
+  override setProtocolVersion(version: string): void {
     this.protocolVersion = version;
   }
 
-  setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParam[]>): void {
+  override setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParam[]>): void {
     this.toolHeaders = tools;
   }
 
@@ -113,18 +114,17 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
    * that honours the cancellation never answers, and would hold the stream open for the
    * session's life.
    */
-  abandon(id: RequestId, reason?: string): void {
+  override abandon(id: RequestId, reason?: string): void {
     const controller = this.streams.get(id);
     this.streams.delete(id);
     if (isModernRevision(this.protocolVersion) || !this.isOpen) return void controller?.abort();
-    const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage;
-    void this.send(cancelled).then(
+    void this.send(cancelledNote(id, reason)).then(
       () => controller?.abort(),
       () => controller?.abort(),
     );
   }
 
-  async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
+  override async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
     if (!this.isOpen) throw this.closedError();
     const isRequest = 'method' in message && 'id' in message && message.id !== undefined && message.id !== null;
     const requestId = isRequest ? (message as { id: RequestId }).id : undefined;
