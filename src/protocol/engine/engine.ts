@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { McpError, type McpPhase } from '../../errors.js';
 import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../../transport/channel.js';
+import { INTERNAL_ERROR, METHOD_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { Listeners } from '../../util/listeners.js';
 import { copyWith } from '../../util/copy-with.js';
 import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
@@ -314,7 +315,7 @@ export class RequestEngine {
       this.channel.send(answer, context.relatedTo === undefined ? undefined : { relatedTo: context.relatedTo }).catch(() => undefined);
     };
     const handler = this.requestHandlers.get(method);
-    if (!handler) return reply({ error: { code: -32601, message: `Method not found: ${method}` } });
+    if (!handler) return reply({ error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` } });
     const controller = new AbortController();
     this.incoming.set(id, controller);
     try {
@@ -327,7 +328,7 @@ export class RequestEngine {
     } catch (error) {
       if (peerCancelled.has(controller)) return;
       const rpc = error instanceof McpError ? error.rpc : undefined;
-      reply({ error: { code: rpc?.code ?? -32603, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
+      reply({ error: { code: rpc?.code ?? INTERNAL_ERROR, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
     } finally {
       this.incoming.delete(id);
       if (this.questions !== undefined) this.answered(controller);

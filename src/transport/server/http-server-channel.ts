@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { McpError } from '../../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
+import { INVALID_REQUEST } from '../mcp-constants.js';
 import { ChannelEvents } from '../channel-events.js';
 import { Listeners } from '../../util/listeners.js';
 
@@ -65,7 +66,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
     } else {
       const id = m.id as RequestId;
       if (this.streams.has(id)) {
-        res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: `request id ${JSON.stringify(id)} is already in flight` } }));
+        res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `request id ${JSON.stringify(id)} is already in flight` } }));
         return;
       }
       const onClose = () => {
