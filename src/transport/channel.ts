@@ -2,6 +2,9 @@ import type { NotificationMessage, RequestMessage, ResponseMessage } from 'vscod
 import type { McpError } from '../errors.js';
 import type { HeaderParam } from './http/param-headers.js';
 
+/** How long a closing server gets before SIGTERM (at half) and SIGKILL, in ms, unless told otherwise. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
+
 /** One JSON-RPC message, in either direction. */
 export type JsonRpcMessage = RequestMessage | ResponseMessage | NotificationMessage;
 export type RequestId = number | string;

@@ -1,6 +1,6 @@
 import type { Message } from 'vscode-jsonrpc';
 import { McpError, serverLabel, stderrHint } from '../../errors.js';
-import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
+import { type Channel, type ChannelInfo, DEFAULT_SHUTDOWN_GRACE_MS, type JsonRpcMessage, type MessageContext, type RequestId } from '../channel.js';
 import { cancelledNote, ChannelEvents } from '../channel-events.js';
 import type { FramedMessageWriter } from '../framing/framed-writer.js';
 import { createMessageIO, type Framing, type LazyMessageReader } from '../framing/framing.js';
@@ -100,7 +100,7 @@ export class StdioChannel extends ChannelEvents implements Channel {
   }
 
   /** Ends the channel (reason `closed`) and stops the process group within `graceMs` (+1 s at most). */
-  close(graceMs = this.options.shutdownGraceMs ?? 2000): Promise<void> {
+  close(graceMs = this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS): Promise<void> {
     this.closing ??= (async () => {
       this.end(new McpError('closed', `${this.prefix}the connection was closed`, { server: this.options.name }));
       await this.process.close(graceMs);
