@@ -5,6 +5,7 @@ import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } f
 import { INTERNAL_ERROR, METHOD_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { Listeners } from '../../util/listeners.js';
 import { copyWith } from '../../util/copy-with.js';
+import { Questions } from './questions.js';
 import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
 import { type Label, SessionErrors } from '../session-errors.js';
 import type { CallOptions } from '../types.js';
@@ -82,11 +83,8 @@ export class RequestEngine {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly incoming = new Map<RequestId, AbortController>();
-  /**
-   * The peer's requests still being answered that are about requests of ours, by our
-   * request's id (see {@link about}). Made at the first such request: most sessions never have one.
-   */
-  private questions: Map<number, Set<Question>> | undefined;
+  /** The peer's requests about requests of ours (see {@link about}); made at the first. */
+  private questions: Questions | undefined;
   private readonly closeListeners = new Listeners<[McpError]>();
   private readonly invalidListeners = new Listeners<[unknown]>();
   private readonly subscriptions: Disposable[];
@@ -134,14 +132,7 @@ export class RequestEngine {
     if (!controller || controller.signal.aborted) return;
     const live = ids.filter((id) => this.pending.get(id) !== undefined);
     if (live.length === 0) return;
-    const question: Question = { controller, ids: live, left: live.length };
-    const questions = (this.questions ??= new Map());
-    for (const id of live) {
-      let set = questions.get(id);
-      if (!set) questions.set(id, (set = new Set()));
-      set.add(question);
-    }
-    questionOf.set(controller, question);
+    (this.questions ??= new Questions()).add(controller, live);
   }
 
   /** Answers the peer's requests for `method`; a throw becomes a JSON-RPC error (an `McpError` keeps its `rpc` code). */
@@ -227,7 +218,7 @@ export class RequestEngine {
     if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
     const record = this.pending.take((message as { id?: unknown }).id);
     if (!record) return;
-    if (this.questions !== undefined) this.over(record.id, error);
+    this.questions?.over(record.id, error);
     fail(record, error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
   };
 
@@ -241,7 +232,7 @@ export class RequestEngine {
   cancel(id: number, error: McpError): void {
     const request = this.pending.take(id);
     if (!request) return;
-    if (this.questions !== undefined) this.over(id, error);
+    this.questions?.over(id, error);
     if (!this.endReason && !silent.has(request)) this.channel.abandon(id, error.message);
     fail(request, error);
   }
@@ -268,7 +259,7 @@ export class RequestEngine {
     // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
     const request = this.pending.take(id);
     if (!request) return;
-    if (this.questions !== undefined) this.over(request.id, undefined);
+    this.questions?.over(request.id, undefined);
     if (error !== undefined && error !== null) return fail(request, this.errors.rpc(request, error));
     if (!request.schema || request.accepts?.(result)) return fulfil(request, result);
     const parsed = request.schema.safeParse(result);
@@ -331,30 +322,7 @@ export class RequestEngine {
       reply({ error: { code: rpc?.code ?? INTERNAL_ERROR, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
     } finally {
       this.incoming.delete(id);
-      if (this.questions !== undefined) this.answered(controller);
-    }
-  }
-
-  /** Our request `id` is over: a question about it (and about nothing else still running) is stopped. */
-  private over(id: number, why: McpError | undefined): void {
-    const questions = this.questions!.get(id);
-    if (!questions) return;
-    this.questions!.delete(id);
-    for (const question of questions) {
-      if (--question.left > 0) continue;
-      questionOf.delete(question.controller);
-      question.controller.abort(why ?? new McpError('cancelled', 'the request this one is about was answered'));
-    }
-  }
-
-  /** The peer's request was answered: it is no longer tied to ours. */
-  private answered(controller: AbortController): void {
-    const question = questionOf.get(controller);
-    if (!question) return;
-    questionOf.delete(controller);
-    for (const id of question.ids) {
-      const set = this.questions!.get(id);
-      if (set?.delete(question) && set.size === 0) this.questions!.delete(id);
+      this.questions?.answered(controller);
     }
   }
 
@@ -392,18 +360,8 @@ function capture(resolve: (value: never) => void, reject: (error: McpError) => v
   captured.reject = reject;
 }
 
-/** A peer's request being answered, about requests of ours: how many of them are not over yet. */
-interface Question {
-  readonly controller: AbortController;
-  readonly ids: readonly number[];
-  left: number;
-}
-
 /** The controllers of the peer's requests the peer cancelled: those are never answered. */
 const peerCancelled = new WeakSet<AbortController>();
-
-/** The question of an incoming request's controller, if it is about requests of ours. */
-const questionOf = new WeakMap<AbortController, Question>();
 
 /** Requests never to be cancelled on the wire (handshakes). A WeakSet, so the hot record stays small. */
 const silent = new WeakSet<PendingRequest>();
