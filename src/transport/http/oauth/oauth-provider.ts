@@ -6,8 +6,8 @@ import { type Authorize, authorizationCodeGrant } from './authorization-code.js'
 import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
-import { discoverAuthorizationServer, discoverResource } from './discovery.js';
-import { authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
+import { discoverAuthorizationServer, discoverResource, probeChallenge } from './discovery.js';
+import { authError, fromLibraryError, libraryOptions, loginHint, type OAuthHttp } from './oauth-http.js';
 import { importSigningKey } from './signing-key.js';
 import { guardedFetch } from './url-guard.js';
 import { loopbackRedirectUri } from './loopback-authorize.js';
@@ -311,7 +311,7 @@ class McpOAuthProvider implements OAuthProvider {
 
   /** Discovery, the first step of every grant: the resource's metadata and its authorization server. */
   private async discover() {
-    const challenge = this.lastChallenge ?? (await this.probe());
+    const challenge = this.lastChallenge ?? (await probeChallenge(this.http, this.options.resourceUrl));
     const discovered = await discoverResource(this.http, this.options.resourceUrl, challenge?.resourceMetadata);
     await this.reload();
     const earlier = this.record;
@@ -392,21 +392,5 @@ class McpOAuthProvider implements OAuthProvider {
     const result = await clientCredentialsGrant(this.http, as, libraryClient(client), clientAuth(client, await this.signingKey()), discovered.resource, scope);
     const base: OAuthRecord = { version: 1, server: this.server, resource: discovered.resource, issuer, client, ...(discovered.legacy ? { legacy: true } : {}) };
     await this.granted(base, result, scope);
-  }
-
-  /** An unauthenticated request to the server, for the challenge that names its metadata. */
-  private async probe(): Promise<BearerChallenge | undefined> {
-    const url = this.options.resourceUrl;
-    let response: Response;
-    try {
-      response = await this.http.fetch(url, {
-        headers: { accept: 'application/json, text/event-stream' },
-        signal: AbortSignal.timeout(this.http.timeoutMs),
-      });
-    } catch (error) {
-      throw unreachable(this.http, url, 'server', error);
-    }
-    await response.body?.cancel();
-    return response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
   }
 }
