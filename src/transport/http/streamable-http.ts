@@ -1,7 +1,7 @@
 import { McpError, serverLabel } from '../../errors.js';
 import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
 import { cancelledNote, ChannelEvents } from '../channel-events.js';
-import type { AuthProvider } from './auth-provider.js';
+import type { HttpChannelOptions } from './http-channel-options.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing/framing-options.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -15,19 +15,7 @@ import { deleteSession, sessionExpired } from './session.js';
 import { followStream, type StreamHost } from './stream-follower.js';
 
 /** Options of {@link StreamableHttpChannel}. */
-export interface StreamableHttpOptions {
-  /** The MCP endpoint (http or https). */
-  url: string | URL;
-  /** The server's name, for error messages. */
-  name?: string;
-  /** Sent on every request (the config's `headers`). */
-  headers?: Record<string, string>;
-  /** Largest JSON body or SSE event accepted, in bytes. Default 64 MiB. */
-  maxMessageBytes?: number;
-  /** OAuth: the `Authorization` header and what to do on 401 / 403 `insufficient_scope`. */
-  auth?: AuthProvider;
-  /** Aborting it closes the channel. */
-  signal?: AbortSignal;
+export interface StreamableHttpOptions extends HttpChannelOptions {
   /** Bounded retries of idempotent requests (see `IDEMPOTENT_METHODS`). Default 2 extra attempts from 100 ms. */
   retry?: Partial<RetryOptions>;
   /** Resumptions of a dropped SSE stream in a row. Default 3. */
@@ -36,11 +24,6 @@ export interface StreamableHttpOptions {
   reconnectDelayMs?: number;
   /** The bound on the `DELETE` of a legacy session at close, in ms. Default 1000 (and never above `close(graceMs)`). */
   deleteTimeoutMs?: number;
-  /**
-   * Replaces the platform's `fetch` (undici), e.g. to give it a dispatcher. Default: the
-   * platform's over connections of the channel's own, closed with it.
-   */
-  fetch?: typeof fetch;
 }
 
 
