@@ -43,7 +43,8 @@ export type {
 } from './protocol/types.js';
 
 export { McpServerManager } from './manager/manager.js';
-export type { FileOptions, ManagedResource, ManagedResourceTemplate, ManagerEvents, ManagerOptions } from './manager/manager.js';
+export type { ManagerEvents } from './manager/events.js';
+export type { FileOptions, ManagerOptions } from './manager/options.js';
 export type { ReloadReport } from './manager/config/config-diff.js';
 export type { ServerMetrics } from './manager/telemetry/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config/config.js';
@@ -55,7 +56,8 @@ export type { CacheHintsMode } from './manager/catalog/tool-catalog.js';
 export type { ManagedPrompt } from './manager/catalog/prompt-index.js';
 export type { ServerDescription } from './manager/catalog/server-description.js';
 export type { SandboxOptions, SandboxPolicy, SandboxStatus } from './transport/stdio/sandbox/policy.js';
-export type { CompleteOptions, LogLevel } from './manager/scope/pool-requests.js';
+export type { CompleteOptions, LogLevel, ManagedResource, ManagedResourceTemplate, ServersOption } from './manager/scope/scope.js';
+export type { Scope } from './manager/scope/scope.js';
 export type { DeclaredCapabilities } from './manager/scope/host-handlers.js';
 export { ToolSession } from './manager/scope/session.js';
 export type { ToolFilter } from './manager/catalog/tool-filter.js';

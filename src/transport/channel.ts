@@ -1,6 +1,9 @@
 import type { NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc';
 import type { McpError } from '../errors.js';
 import type { HeaderParam } from './http/param-headers.js';
+import type { Disposable } from '../util/listeners.js';
+
+export type { Disposable };
 
 /** How long a closing server gets before SIGTERM (at half) and SIGKILL, in ms, unless told otherwise. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2000;
@@ -16,11 +19,6 @@ export interface MessageContext {
    * request's own response stream; on send, the request an answer or notification is for.
    */
   relatedTo?: RequestId;
-}
-
-/** Returned by every `on…` registration; `dispose()` removes the listener and may be called twice. */
-export interface Disposable {
-  dispose(): void;
 }
 
 /** What a channel can tell about its peer, for status and error messages. */

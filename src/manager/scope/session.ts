@@ -1,46 +1,19 @@
 import { setMaxListeners } from 'node:events';
 import { McpError } from '../../errors.js';
-import { copyWith } from '../../util/copy-with.js';
 import { keepListening } from '../../protocol/engine/pending-requests.js';
-import type { CallOptions, CallToolResult, Completion, GetPromptResult, PromptRef, ReadResourceResult, ResourceTemplateRef } from '../../protocol/types.js';
-import type { Caller } from './host-handlers.js';
-import type { CompleteOptions, LogLevel, PoolRequests } from './pool-requests.js';
-import type { ManagedPrompt } from '../catalog/prompt-index.js';
-import type { ServerDescription } from '../catalog/server-description.js';
-import type { ManagedResource, ManagedResourceTemplate } from '../manager.js';
-import { abortable } from '../../util/abortable.js';
-import type { ToolSearchResult } from '../../model/tool-search.js';
+import type { CallOptions } from '../../protocol/types.js';
+import { copyWith } from '../../util/copy-with.js';
 import type { ToolPredicate } from '../catalog/tool-filter.js';
-import type { ManagedTool } from '../catalog/tool-index.js';
-
-type View = ReadonlySet<string> | undefined;
-
-/** What a session needs from its manager: the manager's work, limited to a view. */
-export interface SessionCore {
-  assertOpen(): void;
-  listTools(view: View, filter?: ToolPredicate): Promise<ManagedTool[]>;
-  searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate): Promise<ToolSearchResult>;
-  callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate, caller?: Caller): Promise<CallToolResult>;
-  callServerTool(
-    view: View,
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    filter?: ToolPredicate,
-    caller?: Caller,
-  ): Promise<CallToolResult>;
-  listResources(view: View, server: string | undefined): Promise<ManagedResource[]>;
-  listResourceTemplates(view: View, server: string | undefined): Promise<ManagedResourceTemplate[]>;
-  readResource(view: View, server: string, uri: string, options: CallOptions, caller?: Caller): Promise<ReadResourceResult>;
-  readonly requests: PoolRequests;
-}
+import type { Caller } from './host-handlers.js';
+import type { PoolState, View } from './pool-state.js';
+import { NO_OPTIONS, Scope } from './scope.js';
 
 /**
- * One chat session's view of the shared pool: the same processes, limited to some
- * servers. `close()` cancels this session's calls in flight and nobody else's.
+ * One chat session's scope of the shared pool: the same processes, limited to some
+ * servers and tools, its servers' questions answered by its own handlers. `close()`
+ * cancels this session's requests in flight and nobody else's.
  */
-export class ToolSession {
+export class ToolSession extends Scope {
   /**
    * Aborted by close(): the signal of every call made without a caller signal. One per
    * session, not one per call: an AbortController per call cost a session a third of the
@@ -59,15 +32,8 @@ export class ToolSession {
   private closed = false;
 
   /** @internal Made by `McpServerManager.session()`. */
-  constructor(
-    private readonly core: SessionCore,
-    private readonly view: View,
-    private readonly onClose: () => void,
-    /** The session's own tool filter over raw names, on top of each server's. */
-    private readonly filter?: ToolPredicate,
-    /** Whose handlers answer the servers' questions about this session's calls. */
-    private readonly caller?: Caller,
-  ) {
+  constructor(pool: PoolState, view: View, filter: ToolPredicate | undefined, caller: Caller, private readonly onClose: () => void) {
+    super(pool, view, filter, caller);
     setMaxListeners(0, this.shared.signal);
     keepListening(this.shared.signal);
   }
@@ -77,60 +43,9 @@ export class ToolSession {
     return this.view && [...this.view];
   }
 
-  listTools(): Promise<ManagedTool[]> {
-    return this.track({}, (o) => abortable(this.core.listTools(this.view, this.filter), o.signal, 'listing tools'));
-  }
-
-  /** Like the manager's `searchTools`, over this session's servers and tools; starts nothing. */
-  searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
-    return this.track({}, async (o) => {
-      const outside = options.servers?.find((s) => this.view && !this.view.has(s));
-      if (outside !== undefined) throw new McpError('unknown-server', `no server named ${JSON.stringify(outside)} in this session`, { server: outside });
-      const view = options.servers ? new Set(options.servers) : this.view;
-      return abortable(this.core.searchTools(view, query, options.limit, this.filter), o.signal, 'searching tools');
-    });
-  }
-
-  callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
-    // The usual call, without a signal of its own: no closure, no async frame, no copy when it has no options either.
-    if (options?.signal === undefined && !this.closed) return this.core.callTool(this.view, name, args, this.withSessionSignal(options), this.filter, this.caller);
-    return this.track(options, (o) => this.core.callTool(this.view, name, args, o, this.filter, this.caller));
-  }
-
-  callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.track(options, (o) => this.core.callServerTool(this.view, server, tool, args, o, this.filter, this.caller));
-  }
-
-  /** Resources of one server of this session, or of all of them. */
-  listResources(server?: string): Promise<ManagedResource[]> {
-    return this.track({}, (o) => abortable(this.core.listResources(this.view, server), o.signal, 'listing resources'));
-  }
-
-  listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
-    return this.track({}, (o) => abortable(this.core.listResourceTemplates(this.view, server), o.signal, 'listing resource templates'));
-  }
-
-  readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.track(options, (o) => this.core.readResource(this.view, server, uri, o, this.caller));
-  }
-
-  /** The prompts of this session's servers, under their public names. */
-  listPrompts(): Promise<ManagedPrompt[]> {
-    return this.track({}, (o) => abortable(this.core.requests.listPrompts(this.view), o.signal, 'listing prompts'));
-  }
-
-  /** Gets a prompt by its public name; a question the server asks meanwhile goes to this session's handlers. */
-  getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
-    return this.track(options, (o) => this.core.requests.getPrompt(this.view, this.caller ?? { handlers: {} }, name, args, o));
-  }
-
-  complete(server: string, ref: PromptRef | ResourceTemplateRef, argument: { name: string; value: string }, options: CompleteOptions = {}): Promise<Completion> {
-    return this.track(options, (o) => this.core.requests.complete(this.view, server, ref, argument, { ...options, signal: o.signal }));
-  }
-
   /** Like the manager's; the subscription also ends when the session closes. */
-  async subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
-    const unsubscribe = await this.track({}, () => this.core.requests.subscribeResource(this.view, server, uri, onUpdated));
+  override async subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
+    const unsubscribe = await super.subscribeResource(server, uri, onUpdated);
     if (this.closed) {
       await unsubscribe();
       throw this.closedError();
@@ -138,14 +53,6 @@ export class ToolSession {
     const mine = () => (this.unsubscribes.delete(mine), unsubscribe());
     this.unsubscribes.add(mine);
     return mine;
-  }
-
-  serverInfo(server: string): Promise<ServerDescription> {
-    return this.track({}, (o) => abortable(this.core.requests.serverInfo(this.view, server), o.signal, 'describing the server'));
-  }
-
-  setLogLevel(server: string, level: LogLevel, options: CallOptions = {}): Promise<void> {
-    return this.track(options, (o) => this.core.requests.setLogLevel(this.view, server, level, o));
   }
 
   /** Cancels this session's calls in flight (they reject with `closed`); later calls reject with `closed`. Idempotent. */
@@ -167,26 +74,30 @@ export class ToolSession {
    * Runs a request under this session's own abort, so close() reaches exactly its calls:
    * aborted by close(), they reject with `closed` (see `stoppedBy`).
    */
-  private async track<T>(options: CallOptions | undefined, work: (options: CallOptions) => Promise<T>): Promise<T> {
+  protected override async track<T>(options: CallOptions | undefined, work: (options: CallOptions) => Promise<T>): Promise<T> {
     if (this.closed) throw this.closedError();
-    this.core.assertOpen();
     const callerSignal = options?.signal;
-    if (!callerSignal) return work(this.withSessionSignal(options));
+    if (!callerSignal) return super.track(options, (o) => work(this.withSessionSignal(o)));
     const controller = new AbortController();
     if (callerSignal.aborted) controller.abort(callerSignal.reason);
     else this.follow(callerSignal, controller);
     this.inFlight.add(controller);
     try {
-      return await work(copyWith(options, 'signal', controller.signal));
+      return await super.track(options, (o) => work(copyWith(o, 'signal', controller.signal)));
     } finally {
       this.inFlight.delete(controller);
       this.unfollow(callerSignal, controller);
     }
   }
 
+  /** The usual call, without a signal of its own: no closure, no async frame, no copy when it has no options either. */
+  protected override plainOptions(options: CallOptions | undefined): CallOptions | undefined {
+    return options?.signal === undefined && !this.closed ? this.withSessionSignal(options) : undefined;
+  }
+
   /** A call's options with this session's signal, for a call that brings none: one object for every call that brings no options. */
   private withSessionSignal(options: CallOptions | undefined): CallOptions {
-    return options === undefined ? (this.plain ??= { signal: this.shared.signal }) : copyWith(options, 'signal', this.shared.signal);
+    return options === undefined || options === NO_OPTIONS ? (this.plain ??= { signal: this.shared.signal }) : copyWith(options, 'signal', this.shared.signal);
   }
 
   /**
