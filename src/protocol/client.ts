@@ -5,7 +5,7 @@ import { McpError, type McpPhase, serverLabel } from '../errors.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, type Channel } from '../transport/channel.js';
 import { METHOD_NOT_FOUND } from '../transport/mcp-constants.js';
 import { type ConnectOptions, DEFAULT_TIMEOUT_MS, type ListMethod, type Negotiated, type RequestOptions, type RequestScope } from './client-options.js';
-import { connectCancelled, openChannel, type Starting, start } from './connect.js';
+import { connectCancelled, openChannel, start } from './connect.js';
 import { RequestEngine } from './engine/engine.js';
 import { ModernRequests } from './eras/input-rounds.js';
 import { Listen } from './eras/listen.js';
@@ -45,7 +45,7 @@ export { type ConnectOptions, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, DISCOVER_
  * negotiation), {@link HostRequests} (answering the server's questions),
  * {@link ModernRequests} (2026 envelopes and input rounds), {@link Listen} (2026 subscriptions).
  */
-export class McpClient extends EventEmitter implements Starting {
+export class McpClient extends EventEmitter {
   private readonly engine: RequestEngine;
   private readonly name: string | undefined;
   private readonly host: HostRequests;
