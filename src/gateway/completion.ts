@@ -1,5 +1,5 @@
 import type { ToolSession } from '../manager/scope/session.js';
-import { INVALID_PARAMS, rpcFailure } from './error-map.js';
+import { INVALID_PARAMS, rpcFailure } from '../protocol/rpc-errors.js';
 import { type ResourceRouter, serverUri } from './resource-router.js';
 
 /**

@@ -4,13 +4,13 @@ import type { ToolSession } from '../manager/scope/session.js';
 import type { ToolFilter } from '../manager/catalog/tool-filter.js';
 import { runSearchAndCall, SEARCH_TOOLS_NAME, searchAndCallTools } from '../model/search-call-tools.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
-import { type IncomingRequestContext, RequestEngine } from '../protocol/engine/engine.js';
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/eras/modern.js';
-import { ALL_PROTOCOL_VERSIONS, type CallOptions, type HostHandlers, type HostRequestContext, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/types.js';
-import type { Channel, Disposable, RequestId } from '../transport/channel.js';
-import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure, toRpcError } from './error-map.js';
-import { InputRounds, isInputRequired, PendingCall } from './input-rounds.js';
-import { HttpServerChannel } from '../transport/server/http-server-channel.js';
+import type { IncomingRequestContext } from '../protocol/engine/engine.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
+import { McpServerSession } from '../protocol/server.js';
+import { type CallOptions, type HostHandlers, type HostRequestContext, type Implementation, MODERN_PROTOCOL_VERSION, type Progress } from '../protocol/types.js';
+import type { Channel, RequestId } from '../transport/channel.js';
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure } from '../protocol/rpc-errors.js';
+import { InputRounds, PendingCall } from './input-rounds.js';
 import { complete } from './completion.js';
 import { askingHandlers } from './asking-handlers.js';
 import { ResourceRouter, serverUri } from './resource-router.js';
@@ -63,9 +63,6 @@ const CACHE_TTL_MS: ReadonlyMap<string, number> = new Map([
   ['resources/templates/list', 10_000],
   ['resources/read', 0],
 ]);
-
-/** `_meta` key of a 2026 notification sent on a `subscriptions/listen` stream. */
-const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 /**
  * The pool presented as one MCP server: shared by every client connection (each of which
@@ -160,107 +157,57 @@ export class Gateway {
   }
 }
 
-/** One client of the gateway: its request engine over its channel, and its session of the pool. */
+/** One client of the gateway: the server half of MCP over its channel, and its session of the pool. */
 export class GatewayConnection {
-  readonly engine: RequestEngine;
+  readonly server: McpServerSession;
   private readonly session: ToolSession;
-  /** Legacy era: set by `notifications/initialized`; list_changed goes only to initialized clients. */
-  private initialized = false;
-  /** Legacy era: what the client declared in `initialize` (it can be asked only what it declared). */
-  private clientCapabilities: { elicitation?: unknown; sampling?: unknown } = {};
-  /** 2026 era: open `subscriptions/listen` requests that want tools/list_changed. */
-  private readonly listens = new Set<RequestId>();
-  private readonly subscriptions: Disposable[] = [];
   /** Tool calls in flight, by the arguments object the pool names in a question's context: which request a question is about. */
   private readonly callsByArgs = new Map<object, RequestId>();
-  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly gateway: Gateway,
-    private readonly channel: Channel,
-    private readonly onEnd: () => void,
+    channel: Channel,
+    onEnd: () => void,
   ) {
+    const search = gateway.options.search === true;
+    this.server = new McpServerSession(channel, {
+      name: 'gateway client',
+      serverInfo: gateway.serverInfo,
+      capabilities: () => ({ tools: { listChanged: !search }, prompts: {}, resources: {}, completions: {} }),
+      instructions: () => gateway.fullInstructions(),
+      cacheTtlMs: CACHE_TTL_MS,
+      listenable: () => (search ? {} : { toolsListChanged: true }),
+    });
     // A backend's question about this client's call goes to this client, and to no other.
-    this.session = gateway.session(askingHandlers(() => this.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)));
-    this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
-    this.subscriptions.push(this.engine.onClose(() => this.ended()));
+    this.session = gateway.session(askingHandlers(() => this.server.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)));
+    this.server.onClose(() => {
+      this.session.close();
+      gateway.rounds.dropOwned(this);
+      onEnd();
+    });
     this.register();
   }
 
   /** Ends this client's connection and its session (its calls in flight are cancelled). Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.engine.close().catch(() => undefined);
-    return this.closing;
+    return this.server.close();
   }
 
   /** @internal Tells this client the tool list changed, in its era's way. */
   toolsChanged(): void {
-    if (this.initialized) this.engine.notify('notifications/tools/list_changed').catch(() => undefined);
-    for (const id of this.listens) {
-      this.engine.notify('notifications/tools/list_changed', { _meta: { [SUBSCRIPTION_ID_META_KEY]: id } }, { relatedTo: id }).catch(() => undefined);
-    }
-  }
-
-  private ended(): void {
-    this.session.close();
-    this.gateway.rounds.dropOwned(this);
-    for (const subscription of this.subscriptions) subscription.dispose();
-    this.listens.clear();
-    this.onEnd();
+    this.server.listChanged('toolsListChanged');
   }
 
   private register(): void {
-    const engine = this.engine;
-    engine.onRequest('initialize', (params) => this.initialize(params));
-    engine.onNotification('notifications/initialized', () => void (this.initialized = true));
-    this.handle('server/discover', async () => ({
-      supportedVersions: [MODERN_PROTOCOL_VERSION],
-      capabilities: this.capabilities(),
-      serverInfo: this.gateway.serverInfo,
-      instructions: await this.gateway.fullInstructions(),
-    }));
-    this.handle('ping', () => ({}));
-    this.handle('tools/list', () => this.listTools());
-    this.handle('tools/call', (params, ctx) => this.callTool(params, ctx));
-    this.handle('prompts/list', () => this.listPrompts());
-    this.handle('prompts/get', (params, ctx) => this.getPrompt(params, ctx));
-    this.handle('resources/list', () => this.listResources());
-    this.handle('resources/templates/list', () => this.listTemplates());
-    this.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
-    this.handle('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
-    this.handle('completion/complete', (params, ctx) => complete(this.session, this.gateway.router, () => this.listTemplates(), params, ctx.signal));
-  }
-
-  /**
-   * Registers a handler that serves both eras: a request carrying the 2026-07-28 `_meta`
-   * envelope gets a 2026 result (`resultType`, our identity in `_meta`), one naming a
-   * revision we do not speak gets -32022 with the revisions we do, any other is legacy.
-   * Every failure becomes a JSON-RPC error with our code and server in `data`.
-   */
-  private handle(method: string, work: (params: Record<string, unknown>, ctx: IncomingRequestContext) => unknown): void {
-    this.engine.onRequest(method, async (raw, ctx) => {
-      const params = (raw ?? {}) as Record<string, unknown>;
-      const version = (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
-      const modern = version === MODERN_PROTOCOL_VERSION;
-      if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) {
-        throw rpcFailure(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(version)}`, {
-          supported: [MODERN_PROTOCOL_VERSION],
-          requested: version,
-        });
-      }
-      let result: Record<string, unknown>;
-      try {
-        result = (await work(params, ctx)) as Record<string, unknown>;
-      } catch (error) {
-        throw toRpcError(error);
-      }
-      if (!modern) return result;
-      const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.gateway.serverInfo };
-      if (isInputRequired(result)) return { ...result, resultType: 'input_required', _meta: meta };
-      const ttlMs = CACHE_TTL_MS.get(method);
-      const hints = ttlMs === undefined ? {} : { ttlMs, cacheScope: 'private' };
-      return { ...result, ...hints, resultType: 'complete', _meta: meta };
-    });
+    const server = this.server;
+    server.handle('tools/list', () => this.listTools());
+    server.handle('tools/call', (params, ctx) => this.callTool(params, ctx));
+    server.handle('prompts/list', () => this.listPrompts());
+    server.handle('prompts/get', (params, ctx) => this.getPrompt(params, ctx));
+    server.handle('resources/list', () => this.listResources());
+    server.handle('resources/templates/list', () => this.listTemplates());
+    server.handle('resources/read', (params, ctx) => this.readResource(params, ctx));
+    server.handle('completion/complete', (params, ctx) => complete(this.session, this.gateway.router, () => this.listTemplates(), params, ctx.signal));
   }
 
   /**
@@ -268,27 +215,11 @@ export class GatewayConnection {
    * askingHandlers). A 2026 client that declared one is asked through input_required
    * rounds: see withRounds.
    */
-  private async ask(method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
+  private ask(method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     // On HTTP the question travels on the stream of the call it is about, when that is known.
     const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
-    const channel = this.channel;
-    const onId = about !== undefined && channel instanceof HttpServerChannel ? (id: number) => channel.relate(id, about) : undefined;
     // A person may be answering: no time-out of our own, the call's signal ends the wait.
-    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
-  }
-
-  /** Legacy handshake: the client's revision when we speak it, else our newest legacy one. */
-  private async initialize(raw: unknown): Promise<Record<string, unknown>> {
-    const capabilities = (raw as { capabilities?: unknown } | undefined)?.capabilities;
-    if (capabilities && typeof capabilities === 'object') this.clientCapabilities = capabilities as typeof this.clientCapabilities;
-    const requested = (raw as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested) ? (requested as string) : LATEST_PROTOCOL_VERSION;
-    this.channel.setProtocolVersion?.(protocolVersion);
-    return { protocolVersion, capabilities: this.capabilities(), serverInfo: this.gateway.serverInfo, instructions: await this.gateway.fullInstructions() };
-  }
-
-  private capabilities(): Record<string, unknown> {
-    return { tools: { listChanged: !this.gateway.options.search }, prompts: {}, resources: {}, completions: {} };
+    return this.server.ask(method, request, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS, about });
   }
 
   private async listTools(): Promise<Record<string, unknown>> {
@@ -299,14 +230,7 @@ export class GatewayConnection {
 
   private async callTool(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
     const { name, args: argsObject } = nameAndArguments('tools/call', 'tool', params);
-    const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
-    const onProgress =
-      typeof token === 'string' || typeof token === 'number'
-        ? (p: Progress) => {
-            const body = { progressToken: token, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) };
-            this.engine.notify('notifications/progress', body, { relatedTo: ctx.id }).catch(() => undefined);
-          }
-        : undefined;
+    const onProgress = this.server.progressOf(params, ctx);
     const rounds = this.withRounds(`tools/call ${JSON.stringify(name)}`, params, ctx, onProgress, (session, options) => this.runTool(session, name, argsObject, options));
     if (rounds) return rounds;
     const inner = this.gateway.options.search ? argsObject.arguments : undefined;
@@ -350,8 +274,7 @@ export class GatewayConnection {
     const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
     if (declared.elicitation === undefined && declared.sampling === undefined) return undefined;
     // A stateless HTTP round is a connection of its own: the request outlives it. Any other connection's end ends it.
-    const stateless = this.channel instanceof HttpServerChannel && this.channel.sessionId === undefined;
-    const call = new PendingCall(label, stateless ? undefined : this);
+    const call = new PendingCall(label, this.server.channel.info.singleRequest ? undefined : this);
     call.start((signal, progress) => this.inOwnSession(call, declared, (session) => work(session, { signal, onProgress: progress })));
     return rounds.round(call, ctx.signal, onProgress);
   }
@@ -416,26 +339,6 @@ export class GatewayConnection {
     const shown = (result: Record<string, unknown>) => (own === uri ? result : asRequested(result, own, uri));
     const rounds = this.withRounds(`resources/read ${JSON.stringify(uri)}`, params, ctx, undefined, (session, options) => session.readResource(server, own, options));
     return rounds ? shown(await rounds) : shown((await this.session.readResource(server, own, { signal: ctx.signal })) as unknown as Record<string, unknown>);
-  }
-
-  /**
-   * 2026 `subscriptions/listen`: acknowledges the notifications we can send (tools/list_changed)
-   * and keeps the request open; its notifications travel related to it until it is cancelled.
-   */
-  private listen(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
-    const wanted = (params.notifications ?? {}) as Record<string, unknown>;
-    const honored = wanted.toolsListChanged === true && !this.gateway.options.search ? { toolsListChanged: true } : {};
-    const meta = { [SUBSCRIPTION_ID_META_KEY]: ctx.id };
-    this.engine.notify('notifications/subscriptions/acknowledged', { notifications: honored, _meta: meta }, { relatedTo: ctx.id }).catch(() => undefined);
-    if ('toolsListChanged' in honored) this.listens.add(ctx.id);
-    return new Promise((resolve) => {
-      const done = () => {
-        this.listens.delete(ctx.id);
-        resolve({ _meta: meta });
-      };
-      if (ctx.signal.aborted) done();
-      else ctx.signal.addEventListener('abort', done, { once: true });
-    });
   }
 }
 

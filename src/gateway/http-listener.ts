@@ -5,6 +5,7 @@ import { McpError } from '../errors.js';
 import { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../protocol/types.js';
 import { PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
 import type { JsonRpcMessage } from '../transport/channel.js';
+import { INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../transport/mcp-constants.js';
 import { bearerMatcher } from './bearer-token.js';
 import type { Gateway } from './gateway-server.js';
 import { HttpServerChannel } from '../transport/server/http-server-channel.js';
@@ -109,7 +110,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     if ((req.url ?? '').split('?')[0] !== path) return refuse(res, 404, `not found; the MCP endpoint is ${path}`);
     const sessionId = header(req, 'mcp-session-id');
     const session = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (sessionId !== undefined && !session) return refuse(res, 404, 'Session not found', -32001);
+    if (sessionId !== undefined && !session) return refuse(res, 404, 'Session not found', SESSION_NOT_FOUND);
     if (session) lastSeen.set(sessionId!, Date.now());
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
@@ -135,11 +136,11 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     try {
       message = JSON.parse(body) as JsonRpcMessage;
     } catch {
-      return refuse(res, 400, 'Parse error: the body is not JSON', -32700);
+      return refuse(res, 400, 'Parse error: the body is not JSON', PARSE_ERROR);
     }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return refuse(res, 400, 'the body must be one JSON-RPC message (batches are not accepted)', -32600);
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return refuse(res, 400, 'the body must be one JSON-RPC message (batches are not accepted)', INVALID_REQUEST);
     const invalid = invalidMessage(message as unknown as Record<string, unknown>);
-    if (invalid !== undefined) return refuse(res, 400, `Invalid Request: ${invalid}`, -32600, validId((message as { id?: unknown }).id));
+    if (invalid !== undefined) return refuse(res, 400, `Invalid Request: ${invalid}`, INVALID_REQUEST, validId((message as { id?: unknown }).id));
     const sse = (req.headers.accept ?? '').includes('text/event-stream');
     const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
     if (session) return session.accept(message, res, sse);
@@ -148,7 +149,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       const refusal = sessionRefusal(client);
       if (refusal) {
         res.setHeader('retry-after', String(Math.ceil(idleMs / 1000)));
-        return refuse(res, refusal.status, refusal.message, -32000, validId((message as { id?: unknown }).id));
+        return refuse(res, refusal.status, refusal.message, SERVER_ERROR, validId((message as { id?: unknown }).id));
       }
       const id = randomUUID();
       const channel = new HttpServerChannel(url, id, false);
@@ -167,7 +168,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       return channel.accept(message, res, sse);
     }
     const modern = version === MODERN_PROTOCOL_VERSION || m.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-    if (!modern) return refuse(res, 400, 'Bad Request: no Mcp-Session-Id; send initialize first, or use protocol revision 2026-07-28', -32000);
+    if (!modern) return refuse(res, 400, 'Bad Request: no Mcp-Session-Id; send initialize first, or use protocol revision 2026-07-28', SERVER_ERROR);
     // Stateless: a connection (and pool session) for this one request, ended once it is answered.
     const channel = new HttpServerChannel(url, undefined, true);
     channel.onAnswered(() => {
@@ -252,7 +253,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** An HTTP error with a JSON-RPC error body, as the SDK's clients expect. */
-function refuse(res: ServerResponse, status: number, message: string, code = -32000, id: string | number | null = null): void {
+function refuse(res: ServerResponse, status: number, message: string, code = SERVER_ERROR, id: string | number | null = null): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
 }
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { McpError } from '../errors.js';
 import type { Progress } from '../protocol/types.js';
-import { INVALID_PARAMS, rpcFailure } from './error-map.js';
+import { INVALID_PARAMS, rpcFailure } from '../protocol/rpc-errors.js';
+import { asInputRequired } from '../protocol/server.js';
 
 /** One question a backend asked during a call, waiting for the client's answer. */
 interface Question {
@@ -164,7 +165,7 @@ export class InputRounds {
 
   /**
    * One round of a call that may ask: its result when it ends, else (marked for
-   * {@link isInputRequired}) its open questions and the `requestState` naming it for the
+   * {@link asInputRequired}) its open questions and the `requestState` naming it for the
    * client's retry. `signal` is the round's request: its abort cancels the call.
    */
   async round(call: PendingCall, signal: AbortSignal, onProgress: ((progress: Progress) => void) | undefined): Promise<Record<string, unknown>> {
@@ -172,9 +173,7 @@ export class InputRounds {
     try {
       const outcome = await call.next(signal);
       if (outcome.kind === 'done') return outcome.result;
-      const result = { inputRequests: outcome.inputRequests, requestState: this.park(call) };
-      inputRequired.add(result);
-      return result;
+      return asInputRequired({ inputRequests: outcome.inputRequests, requestState: this.park(call) });
     } finally {
       call.progress = undefined;
     }
@@ -222,12 +221,4 @@ export class InputRounds {
     }
     this.parked.clear();
   }
-}
-
-/** Round answers to be sent as `input_required` rather than `complete`. */
-const inputRequired = new WeakSet<object>();
-
-/** Whether a handler's result is a round's `input_required` answer (made by {@link InputRounds.round}). */
-export function isInputRequired(result: object): boolean {
-  return inputRequired.has(result);
 }

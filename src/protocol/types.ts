@@ -18,13 +18,9 @@ import type {
   ToolSchema,
 } from './schemas/schemas.js';
 
-/** Legacy (`initialize`) revisions this client speaks, newest first; the first is offered. */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
-export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
-/** The stateless revision: `server/discover`, per-request `_meta`, multi round-trip requests. */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
-/** Every revision this client speaks, the modern one first. */
-export const ALL_PROTOCOL_VERSIONS = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
+import type { ALL_PROTOCOL_VERSIONS } from '../transport/mcp-constants.js';
+
+export { ALL_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../transport/mcp-constants.js';
 export type ProtocolRevision = (typeof ALL_PROTOCOL_VERSIONS)[number];
 /** `2026`: revision 2026-07-28 (stateless); `legacy`: an `initialize` revision. */
 export type ProtocolEra = '2026' | 'legacy';

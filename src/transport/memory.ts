@@ -1,5 +1,5 @@
 import { McpError } from '../errors.js';
-import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext } from './channel.js';
+import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext, RequestId } from './channel.js';
 import { ChannelEvents } from './channel-events.js';
 
 /**
@@ -9,20 +9,20 @@ import { ChannelEvents } from './channel-events.js';
  */
 export class MemoryChannel extends ChannelEvents implements Channel {
   peer!: MemoryChannel;
-  readonly info: ChannelInfo = { transport: 'memory', stderrTail: () => [] };
-  /** Ids the other side abandoned (for tests that check `abandon`). */
-  readonly abandoned: (number | string)[] = [];
+  readonly info: ChannelInfo = { transport: 'memory', stderrTail: () => [], singleRequest: false };
+  /** Ids abandoned on this side, when it stands for per-request streams (for tests that check `abandon`). */
+  readonly abandoned: RequestId[] = [];
 
-  constructor(private readonly withAbandon: boolean) {
+  /** @param perRequestStreams Abandon like 2026 HTTP (the request's stream closes: nothing is sent), else like stdio. */
+  constructor(private readonly perRequestStreams: boolean) {
     super();
-    if (!withAbandon) (this as { abandon?: unknown }).abandon = undefined;
   }
 
   get isOpen(): boolean {
     return this.closeReason === undefined;
   }
 
-  send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
+  override send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
     if (this.closeReason) return Promise.reject(this.closeReason);
     let copy: JsonRpcMessage;
     try {
@@ -37,8 +37,9 @@ export class MemoryChannel extends ChannelEvents implements Channel {
     return Promise.resolve();
   }
 
-  abandon(id: number | string): void {
-    if (this.withAbandon) this.abandoned.push(id);
+  override abandon(id: RequestId, reason?: string): void {
+    if (this.perRequestStreams) this.abandoned.push(id);
+    else super.abandon(id, reason);
   }
 
   /** Test helper: what a transport reports as skipped noise. */
@@ -61,7 +62,8 @@ export class MemoryChannel extends ChannelEvents implements Channel {
 
 /**
  * Two connected in-memory channels: what one sends, the other receives.
- * `abandon: true` gives both ends an `abandon(id)` (like 2026 HTTP's per-request streams).
+ * `abandon: true`: `abandon(id)` on either end sends nothing and notes the id (like 2026
+ * HTTP's per-request streams); else it sends `notifications/cancelled` (like stdio).
  */
 export function createMemoryChannelPair(options: { abandon?: boolean } = {}): [MemoryChannel, MemoryChannel] {
   const a = new MemoryChannel(options.abandon ?? false);

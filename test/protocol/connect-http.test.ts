@@ -82,6 +82,14 @@ describe('McpClient.over a channel the host writes', () => {
       onMessage: Channel['onMessage'] = (listener) => this.inner.onMessage(listener);
       onNoise: Channel['onNoise'] = (listener) => this.inner.onNoise(listener);
       onClose: Channel['onClose'] = (listener) => this.inner.onClose(listener);
+      post: Channel['post'] = (message, failed, context) => {
+        this.send(message, context).catch((error: unknown) => failed(error, message));
+      };
+      abandon: Channel['abandon'] = (id, reason) => this.inner.abandon(id, reason);
+      onStderr: Channel['onStderr'] = (listener) => this.inner.onStderr(listener);
+      onExit: Channel['onExit'] = (listener) => this.inner.onExit(listener);
+      setProtocolVersion: Channel['setProtocolVersion'] = (version) => this.inner.setProtocolVersion(version);
+      setToolHeaders: Channel['setToolHeaders'] = (tools) => this.inner.setToolHeaders(tools);
       close = (graceMs?: number) => this.inner.close(graceMs);
       get info() {
         return this.inner.info;

@@ -5,6 +5,13 @@ import { ChannelEvents } from '../../src/transport/channel-events.js';
 
 /** The least a transport does with ChannelEvents: fire what arrives, close once. */
 class Events extends ChannelEvents {
+  readonly sent: JsonRpcMessage[] = [];
+  refuse: McpError | undefined;
+  override send(message: JsonRpcMessage): Promise<void> {
+    if (this.refuse) return Promise.reject(this.refuse);
+    this.sent.push(message);
+    return Promise.resolve();
+  }
   deliver(message: JsonRpcMessage, context: MessageContext = {}): void {
     this.messages.fire(message, context);
   }
@@ -79,5 +86,39 @@ describe('ChannelEvents', () => {
     events.skip('text');
     events.end(new McpError('closed', 'closed again'));
     expect(seen).toEqual([]);
+  });
+
+  describe('what a transport with nothing of its own does (the seam has no optional member)', () => {
+    it('abandon sends notifications/cancelled naming the request and the reason; nothing once closed', async () => {
+      const events = new Events();
+      events.abandon(4, 'timed out');
+      events.end(new McpError('closed', 'the connection was closed'));
+      events.abandon(5, 'too late');
+      await Promise.resolve();
+      expect(events.sent).toEqual([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'timed out' } }]);
+    });
+
+    it('post is send with the failure reported once, with the message', async () => {
+      const events = new Events();
+      const failures: [string, JsonRpcMessage][] = [];
+      events.post(ping, (error, message) => failures.push([(error as McpError).code, message]));
+      events.refuse = new McpError('protocol-error', 'refused');
+      events.post(ping, (error, message) => failures.push([(error as McpError).code, message]));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(events.sent).toEqual([ping]);
+      expect(failures).toEqual([['protocol-error', ping]]);
+    });
+
+    it('the era and tool marks change nothing; stderr and exit never fire, and their registrations dispose', () => {
+      const events = new Events();
+      events.setProtocolVersion('2026-07-28');
+      events.setToolHeaders(new Map());
+      const seen: unknown[] = [];
+      events.onStderr((line) => seen.push(line)).dispose();
+      events.onExit((status) => seen.push(status)).dispose();
+      events.end(new McpError('closed', 'the connection was closed'));
+      expect(seen).toEqual([]);
+      expect(events.sent).toEqual([]);
+    });
   });
 });

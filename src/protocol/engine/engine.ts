@@ -2,8 +2,10 @@ import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { McpError, type McpPhase } from '../../errors.js';
 import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../../transport/channel.js';
+import { INTERNAL_ERROR, METHOD_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { Listeners } from '../../util/listeners.js';
 import { copyWith } from '../../util/copy-with.js';
+import { Questions } from './questions.js';
 import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
 import { type Label, SessionErrors } from '../session-errors.js';
 import type { CallOptions } from '../types.js';
@@ -44,6 +46,11 @@ export interface OutgoingRequest {
   scope?: unknown;
   /** Never tell the peer about a cancellation (a handshake request, which cannot be cancelled). */
   silentCancel?: boolean;
+  /**
+   * The peer's request this one is about (a question on its tool call): the transport
+   * carries it where that request's messages go (its HTTP stream, the daemon's mark).
+   */
+  relatedTo?: RequestId;
   /** Learns the request's id before it is sent (a long-lived request the caller may {@link RequestEngine.cancel} later). */
   onId?: (id: number) => void;
   /** Makes the caller's outcome from the request's, before the promise settles (see {@link RequestFinish}). */
@@ -76,11 +83,8 @@ export class RequestEngine {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly incoming = new Map<RequestId, AbortController>();
-  /**
-   * The peer's requests still being answered that are about requests of ours, by our
-   * request's id (see {@link about}). Made at the first such request: most sessions never have one.
-   */
-  private questions: Map<number, Set<Question>> | undefined;
+  /** The peer's requests about requests of ours (see {@link about}); made at the first. */
+  private questions: Questions | undefined;
   private readonly closeListeners = new Listeners<[McpError]>();
   private readonly invalidListeners = new Listeners<[unknown]>();
   private readonly subscriptions: Disposable[];
@@ -128,14 +132,7 @@ export class RequestEngine {
     if (!controller || controller.signal.aborted) return;
     const live = ids.filter((id) => this.pending.get(id) !== undefined);
     if (live.length === 0) return;
-    const question: Question = { controller, ids: live, left: live.length };
-    const questions = (this.questions ??= new Map());
-    for (const id of live) {
-      let set = questions.get(id);
-      if (!set) questions.set(id, (set = new Set()));
-      set.add(question);
-    }
-    questionOf.set(controller, question);
+    (this.questions ??= new Questions()).add(controller, live);
   }
 
   /** Answers the peer's requests for `method`; a throw becomes a JSON-RPC error (an `McpError` keeps its `rpc` code). */
@@ -205,8 +202,7 @@ export class RequestEngine {
     const sent = withProgress ? withProgressToken(params, id, request.ownsParams === true) : params;
     const message = { jsonrpc: '2.0', id, method, params: sent } as JsonRpcMessage;
     try {
-      if (this.channel.post) this.channel.post(message, this.undelivered);
-      else this.channel.send(message).catch((error: unknown) => this.undelivered(error, message));
+      this.channel.post(message, this.undelivered, request.relatedTo === undefined ? undefined : { relatedTo: request.relatedTo });
     } catch (error) {
       // A channel that throws instead of reporting: this request fails alone, as one it could not send.
       this.undelivered(new McpError('protocol-error', (error as Error)?.message ?? String(error), { cause: error }), message);
@@ -222,7 +218,7 @@ export class RequestEngine {
     if (!(error instanceof McpError) || error.code === 'peer-eof' || error.code === 'peer-exited' || error.code === 'closed') return;
     const record = this.pending.take((message as { id?: unknown }).id);
     if (!record) return;
-    if (this.questions !== undefined) this.over(record.id, error);
+    this.questions?.over(record.id, error);
     fail(record, error.code === 'protocol-error' ? this.errors.unsendable(record, error) : this.errors.forRequest(error, record));
   };
 
@@ -236,11 +232,8 @@ export class RequestEngine {
   cancel(id: number, error: McpError): void {
     const request = this.pending.take(id);
     if (!request) return;
-    if (this.questions !== undefined) this.over(id, error);
-    if (!this.endReason && !silent.has(request)) {
-      if (this.channel.abandon) this.channel.abandon(id, error.message);
-      else this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch(() => undefined);
-    }
+    this.questions?.over(id, error);
+    if (!this.endReason && !silent.has(request)) this.channel.abandon(id, error.message);
     fail(request, error);
   }
 
@@ -266,7 +259,7 @@ export class RequestEngine {
     // An answer for an id we no longer wait on (cancelled, timed out) is dropped.
     const request = this.pending.take(id);
     if (!request) return;
-    if (this.questions !== undefined) this.over(request.id, undefined);
+    this.questions?.over(request.id, undefined);
     if (error !== undefined && error !== null) return fail(request, this.errors.rpc(request, error));
     if (!request.schema || request.accepts?.(result)) return fulfil(request, result);
     const parsed = request.schema.safeParse(result);
@@ -313,7 +306,7 @@ export class RequestEngine {
       this.channel.send(answer, context.relatedTo === undefined ? undefined : { relatedTo: context.relatedTo }).catch(() => undefined);
     };
     const handler = this.requestHandlers.get(method);
-    if (!handler) return reply({ error: { code: -32601, message: `Method not found: ${method}` } });
+    if (!handler) return reply({ error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` } });
     const controller = new AbortController();
     this.incoming.set(id, controller);
     try {
@@ -326,33 +319,10 @@ export class RequestEngine {
     } catch (error) {
       if (peerCancelled.has(controller)) return;
       const rpc = error instanceof McpError ? error.rpc : undefined;
-      reply({ error: { code: rpc?.code ?? -32603, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
+      reply({ error: { code: rpc?.code ?? INTERNAL_ERROR, message: rpc?.message ?? (error instanceof Error ? error.message : String(error)), ...(rpc?.data === undefined ? {} : { data: rpc.data }) } });
     } finally {
       this.incoming.delete(id);
-      if (this.questions !== undefined) this.answered(controller);
-    }
-  }
-
-  /** Our request `id` is over: a question about it (and about nothing else still running) is stopped. */
-  private over(id: number, why: McpError | undefined): void {
-    const questions = this.questions!.get(id);
-    if (!questions) return;
-    this.questions!.delete(id);
-    for (const question of questions) {
-      if (--question.left > 0) continue;
-      questionOf.delete(question.controller);
-      question.controller.abort(why ?? new McpError('cancelled', 'the request this one is about was answered'));
-    }
-  }
-
-  /** The peer's request was answered: it is no longer tied to ours. */
-  private answered(controller: AbortController): void {
-    const question = questionOf.get(controller);
-    if (!question) return;
-    questionOf.delete(controller);
-    for (const id of question.ids) {
-      const set = this.questions!.get(id);
-      if (set?.delete(question) && set.size === 0) this.questions!.delete(id);
+      this.questions?.answered(controller);
     }
   }
 
@@ -390,18 +360,8 @@ function capture(resolve: (value: never) => void, reject: (error: McpError) => v
   captured.reject = reject;
 }
 
-/** A peer's request being answered, about requests of ours: how many of them are not over yet. */
-interface Question {
-  readonly controller: AbortController;
-  readonly ids: readonly number[];
-  left: number;
-}
-
 /** The controllers of the peer's requests the peer cancelled: those are never answered. */
 const peerCancelled = new WeakSet<AbortController>();
-
-/** The question of an incoming request's controller, if it is about requests of ours. */
-const questionOf = new WeakMap<AbortController, Question>();
 
 /** Requests never to be cancelled on the wire (handshakes). A WeakSet, so the hot record stays small. */
 const silent = new WeakSet<PendingRequest>();

@@ -7,14 +7,16 @@ import { MODERN_PROTOCOL_VERSION } from '../types.js';
 
 // The 2026-07-28 revision's request envelope and result envelope.
 
-export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
-export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
-export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
-/** On a `subscriptions/listen` acknowledgement and every notification it delivers: the listen request's id. */
-export const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
-/** JSON-RPC code of `UnsupportedProtocolVersionError`: a modern server refusing a revision. */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '../../transport/mcp-constants.js';
+
+export {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../transport/mcp-constants.js';
 /** Rounds of `input_required` one request may take before we call it a runaway. */
 export const MAX_INPUT_ROUNDS = 10;
 /** Methods on which a server may answer `input_required`. */

@@ -42,7 +42,7 @@ export class SocketChannel extends ChannelEvents implements Channel {
     private readonly options: SocketChannelOptions,
   ) {
     super();
-    const info = { transport: 'stdio' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[] };
+    const info = { transport: 'stdio' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[], singleRequest: false };
     this.info = info;
     socket.setNoDelay?.(true);
     const { reader, writer } = createMessageIO('newline', socket, socket, {
@@ -70,11 +70,15 @@ export class SocketChannel extends ChannelEvents implements Channel {
     this.related.set(id, about);
   }
 
-  send(message: JsonRpcMessage, context?: MessageContext): Promise<void> {
-    return new Promise((resolve, reject) => this.post(message, reject, resolve, context));
+  override send(message: JsonRpcMessage, context?: MessageContext): Promise<void> {
+    return new Promise((resolve, reject) => this.write(message, reject, resolve, context));
   }
 
-  post(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void, done?: () => void, context?: MessageContext): void {
+  override post(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void, context?: MessageContext): void {
+    this.write(message, failed, undefined, context);
+  }
+
+  private write(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void, done: (() => void) | undefined, context: MessageContext | undefined): void {
     if (this.closeReason) return failed(this.closeReason, message);
     const id = (message as { id?: RequestId }).id;
     let about = context?.relatedTo;
@@ -86,11 +90,11 @@ export class SocketChannel extends ChannelEvents implements Channel {
     this.writer.post(framed as Message, failed as (error: Error, message: Message) => void, done);
   }
 
-  onStderr(listener: (line: string) => void): Disposable {
+  override onStderr(listener: (line: string) => void): Disposable {
     return this.stderrListeners.add(listener);
   }
 
-  onExit(listener: (status: { exitCode?: number; signal?: string }) => void): Disposable {
+  override onExit(listener: (status: { exitCode?: number; signal?: string }) => void): Disposable {
     return this.exitListeners.add(listener);
   }
 

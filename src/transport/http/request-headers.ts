@@ -1,8 +1,7 @@
 import type { JsonRpcMessage } from '../channel.js';
+import { PROTOCOL_VERSION_META_KEY } from '../mcp-constants.js';
 import { headerValue } from './param-headers.js';
 
-/** The `_meta` key with which a 2026-era request names its revision. */
-export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
 /**
  * The params field `Mcp-Name` mirrors, per method (SEP-2243); other methods carry only
@@ -25,7 +24,7 @@ export function isModernRevision(version: string | undefined): boolean {
 /** The revision a request claims in its own `_meta`, if any. */
 export function claimedRevision(message: JsonRpcMessage): string | undefined {
   const params = 'method' in message ? (message.params as { _meta?: Record<string, unknown> } | undefined) : undefined;
-  const claim = params && typeof params === 'object' && !Array.isArray(params) ? params._meta?.[PROTOCOL_VERSION_META] : undefined;
+  const claim = params && typeof params === 'object' && !Array.isArray(params) ? params._meta?.[PROTOCOL_VERSION_META_KEY] : undefined;
   return typeof claim === 'string' ? claim : undefined;
 }
 

@@ -1,7 +1,7 @@
 import { McpError, serverLabel } from '../../errors.js';
 import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext } from '../channel.js';
 import { ChannelEvents } from '../channel-events.js';
-import type { AuthProvider } from './auth-provider.js';
+import type { HttpChannelOptions } from './http-channel-options.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing/framing-options.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -13,20 +13,9 @@ import { DEFAULT_RETRY } from './retry-policy.js';
 import { readSse } from './sse-reader.js';
 
 /** Options of {@link SseLegacyChannel}. */
-export interface SseLegacyOptions {
-  /** The SSE endpoint (http or https) the server's `endpoint` event comes from. */
-  url: string | URL;
-  name?: string;
-  /** Sent on every request (the config's `headers`). */
-  headers?: Record<string, string>;
-  /** Largest SSE event accepted, in bytes. Default 64 MiB. */
-  maxMessageBytes?: number;
-  auth?: AuthProvider;
-  /** Aborting it closes the channel. */
-  signal?: AbortSignal;
+export interface SseLegacyOptions extends HttpChannelOptions {
   /** How long to wait for the `endpoint` event, in ms. Default 30000. */
   endpointTimeoutMs?: number;
-  fetch?: typeof fetch;
 }
 
 /**
@@ -52,7 +41,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     this.pool = options.fetch ? undefined : new ConnectionPool();
     this.config = exchangeConfig({ ...options, fetch: options.fetch ?? this.pool!.fetch }, DEFAULT_RETRY);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.info = { transport: 'sse', url: this.config.shown, stderrTail: () => [] };
+    this.info = { transport: 'sse', url: this.config.shown, stderrTail: () => [], singleRequest: false };
     this.endpoint = this.connect();
     // Sends observe the failure; an unobserved one is still reported through onClose.
     this.endpoint.catch(() => {});
@@ -64,7 +53,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     return this.closing === undefined && this.closeReason === undefined;
   }
 
-  async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
+  override async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
     if (!this.isOpen) throw this.closedError();
     const endpoint = await this.endpoint;
     const method = 'method' in message ? message.method : 'response';

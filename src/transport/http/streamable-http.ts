@@ -1,7 +1,7 @@
 import { McpError, serverLabel } from '../../errors.js';
 import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
-import { ChannelEvents } from '../channel-events.js';
-import type { AuthProvider } from './auth-provider.js';
+import { cancelledNote, ChannelEvents } from '../channel-events.js';
+import type { HttpChannelOptions } from './http-channel-options.js';
 import { parseMessages } from './parse-messages.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing/framing-options.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -15,19 +15,7 @@ import { deleteSession, sessionExpired } from './session.js';
 import { followStream, type StreamHost } from './stream-follower.js';
 
 /** Options of {@link StreamableHttpChannel}. */
-export interface StreamableHttpOptions {
-  /** The MCP endpoint (http or https). */
-  url: string | URL;
-  /** The server's name, for error messages. */
-  name?: string;
-  /** Sent on every request (the config's `headers`). */
-  headers?: Record<string, string>;
-  /** Largest JSON body or SSE event accepted, in bytes. Default 64 MiB. */
-  maxMessageBytes?: number;
-  /** OAuth: the `Authorization` header and what to do on 401 / 403 `insufficient_scope`. */
-  auth?: AuthProvider;
-  /** Aborting it closes the channel. */
-  signal?: AbortSignal;
+export interface StreamableHttpOptions extends HttpChannelOptions {
   /** Bounded retries of idempotent requests (see `IDEMPOTENT_METHODS`). Default 2 extra attempts from 100 ms. */
   retry?: Partial<RetryOptions>;
   /** Resumptions of a dropped SSE stream in a row. Default 3. */
@@ -36,11 +24,6 @@ export interface StreamableHttpOptions {
   reconnectDelayMs?: number;
   /** The bound on the `DELETE` of a legacy session at close, in ms. Default 1000 (and never above `close(graceMs)`). */
   deleteTimeoutMs?: number;
-  /**
-   * Replaces the platform's `fetch` (undici), e.g. to give it a dispatcher. Default: the
-   * platform's over connections of the channel's own, closed with it.
-   */
-  fetch?: typeof fetch;
 }
 
 
@@ -89,6 +72,7 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
         return self.sessionId;
       },
       stderrTail: () => [],
+      singleRequest: false,
     };
     if (options.signal?.aborted) void this.close();
     else options.signal?.addEventListener('abort', this.onSignal, { once: true });
@@ -98,11 +82,11 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
     return this.closing === undefined && this.closeReason === undefined;
   }
 
-  setProtocolVersion(version: string): void {
+  override setProtocolVersion(version: string): void {
     this.protocolVersion = version;
   }
 
-  setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParam[]>): void {
+  override setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParam[]>): void {
     this.toolHeaders = tools;
   }
 
@@ -113,18 +97,17 @@ export class StreamableHttpChannel extends ChannelEvents implements Channel, Str
    * that honours the cancellation never answers, and would hold the stream open for the
    * session's life.
    */
-  abandon(id: RequestId, reason?: string): void {
+  override abandon(id: RequestId, reason?: string): void {
     const controller = this.streams.get(id);
     this.streams.delete(id);
     if (isModernRevision(this.protocolVersion) || !this.isOpen) return void controller?.abort();
-    const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage;
-    void this.send(cancelled).then(
+    void this.send(cancelledNote(id, reason)).then(
       () => controller?.abort(),
       () => controller?.abort(),
     );
   }
 
-  async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
+  override async send(message: JsonRpcMessage, _context?: MessageContext): Promise<void> {
     if (!this.isOpen) throw this.closedError();
     const isRequest = 'method' in message && 'id' in message && message.id !== undefined && message.id !== null;
     const requestId = isRequest ? (message as { id: RequestId }).id : undefined;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { McpError } from '../../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
+import { INVALID_REQUEST } from '../mcp-constants.js';
 import { ChannelEvents } from '../channel-events.js';
 import { Listeners } from '../../util/listeners.js';
 
@@ -25,8 +26,6 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 export class HttpServerChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly streams = new Map<RequestId, ResponseStream>();
-  /** Our requests to the client, by id, that belong on the stream of one of its requests (see {@link relate}). */
-  private readonly relations = new Map<RequestId, RequestId>();
   private standalone: ServerResponse | undefined;
   private readonly answeredListeners = new Listeners<[]>();
 
@@ -40,7 +39,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
     private readonly cancelOnDisconnect: boolean,
   ) {
     super();
-    this.info = { transport: 'http', url, ...(sessionId === undefined ? {} : { sessionId }), stderrTail: () => [] };
+    this.info = { transport: 'http', url, ...(sessionId === undefined ? {} : { sessionId }), stderrTail: () => [], singleRequest: sessionId === undefined };
   }
 
   get isOpen(): boolean {
@@ -67,7 +66,7 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
     } else {
       const id = m.id as RequestId;
       if (this.streams.has(id)) {
-        res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: `request id ${JSON.stringify(id)} is already in flight` } }));
+        res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `request id ${JSON.stringify(id)} is already in flight` } }));
         return;
       }
       const onClose = () => {
@@ -96,23 +95,13 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
   }
 
   /**
-   * Our request `id` (about to be sent) is about the client's request `to`: it goes on that
-   * request's SSE stream, where a client of the 2025-11-25 revision expects it.
+   * Sends on the stream of the client's request the message is related to, when it is
+   * open: an answer ends it, and a request of ours about it (a question on a tool call) goes
+   * there, where a client of the 2025-11-25 revision expects it.
    */
-  relate(id: RequestId, to: RequestId): void {
-    if (this.streams.has(to)) this.relations.set(id, to);
-  }
-
-  async send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
+  override async send(message: JsonRpcMessage, context: MessageContext = {}): Promise<void> {
     if (this.closeReason) throw this.closeReason;
     const m = message as { id?: RequestId; method?: unknown };
-    if (m.method !== undefined && m.id !== undefined && context.relatedTo === undefined) {
-      const to = this.relations.get(m.id);
-      if (to !== undefined) {
-        this.relations.delete(m.id);
-        context = { ...context, relatedTo: to };
-      }
-    }
     const isAnswer = m.method === undefined && m.id !== undefined;
     if (isAnswer) {
       const stream = this.streams.get(m.id!);
@@ -152,7 +141,6 @@ export class HttpServerChannel extends ChannelEvents implements Channel {
       stream.res.end();
     }
     this.streams.clear();
-    this.relations.clear();
     this.standalone?.end();
     this.standalone = undefined;
     this.answeredListeners.clear();

@@ -11,7 +11,7 @@ import { ChannelEvents } from '../channel-events.js';
  * the channel with `peer-eof`; `close()` stops reading and leaves the streams to their owner.
  */
 export class StdioServerChannel extends ChannelEvents implements Channel {
-  readonly info: ChannelInfo = { transport: 'stdio', stderrTail: () => [] };
+  readonly info: ChannelInfo = { transport: 'stdio', stderrTail: () => [], singleRequest: false };
   private readonly writer: MessageWriter;
   private readonly reading: Disposable;
 
@@ -35,7 +35,7 @@ export class StdioServerChannel extends ChannelEvents implements Channel {
     return this.closeReason === undefined;
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
+  override send(message: JsonRpcMessage): Promise<void> {
     if (this.closeReason) return Promise.reject(this.closeReason);
     return this.writer.write(message as Message).catch((error: unknown) => {
       throw this.closeReason ?? new McpError('peer-eof', `cannot write to the client: ${(error as Error).message}`, { cause: error });

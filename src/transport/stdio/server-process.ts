@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import type { ExitStatus } from '../channel.js';
 import { withinTime } from '../../util/deadline.js';
 import { sandboxEnvironment } from './child-env.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
@@ -14,10 +15,7 @@ import { LineSplitter, StderrTail } from './stderr-tail.js';
 export type { ProcessSpec } from './spawn-child.js';
 
 /** How a process ended: exactly one of the two is set. */
-export interface ExitStatus {
-  exitCode?: number;
-  signal?: string;
-}
+export type { ExitStatus } from '../channel.js';
 
 /** Events of a {@link ServerProcess}. */
 export interface ServerProcessEvents {

@@ -1,11 +1,10 @@
 import type { Message } from 'vscode-jsonrpc';
 import { McpError, serverLabel, stderrHint } from '../../errors.js';
-import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../channel.js';
-import { ChannelEvents } from '../channel-events.js';
+import { type Channel, type ChannelInfo, DEFAULT_SHUTDOWN_GRACE_MS, type JsonRpcMessage, type MessageContext, type RequestId } from '../channel.js';
+import { cancelledNote, ChannelEvents } from '../channel-events.js';
 import type { FramedMessageWriter } from '../framing/framed-writer.js';
 import { createMessageIO, type Framing, type LazyMessageReader } from '../framing/framing.js';
-import { Listeners } from '../../util/listeners.js';
-import { type ExitStatus, type ProcessSpec, ServerProcess } from './server-process.js';
+import { type ProcessSpec, ServerProcess } from './server-process.js';
 
 /** How long a closed stdout may wait for the exit status, so the reason can say how the server ended. */
 const EXIT_STATUS_WAIT_MS = 200;
@@ -31,8 +30,6 @@ export interface StdioChannelOptions {
 export class StdioChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly writer: FramedMessageWriter;
-  private readonly stderrListeners = new Listeners<[string]>();
-  private readonly exitListeners = new Listeners<[ExitStatus]>();
   private readonly prefix: string;
   private goingAway: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
@@ -56,7 +53,7 @@ export class StdioChannel extends ChannelEvents implements Channel {
   ) {
     super();
     this.prefix = serverLabel(options.name);
-    this.info = { transport: 'stdio', pid: process.pid, stderrTail: () => process.stderrTail(), traffic: process.traffic };
+    this.info = { transport: 'stdio', pid: process.pid, stderrTail: () => process.stderrTail(), traffic: process.traffic, singleRequest: false };
     const io = createMessageIO(options.framing ?? 'newline', process.stdout, process.stdin, {
       maxMessageBytes: options.maxMessageBytes,
       ...(options.maxQueuedBytes === undefined ? {} : { maxQueuedBytes: options.maxQueuedBytes }),
@@ -69,9 +66,9 @@ export class StdioChannel extends ChannelEvents implements Channel {
     this.writer = io.writer;
     this.listen(io.reader);
     this.writer.onError(() => void this.peerGone());
-    process.on('stderr', (line) => this.stderrListeners.fire(line));
+    process.on('stderr', (line) => this.stderr.fire(line));
     process.on('exit', (status) => {
-      void this.peerGone().then(() => this.exitListeners.fire(status));
+      void this.peerGone().then(() => this.exits.fire(status));
     });
   }
 
@@ -83,30 +80,27 @@ export class StdioChannel extends ChannelEvents implements Channel {
    * A request nobody waits for: still queued, it is dropped unwritten (the server never
    * sees it); written, the server is told with `notifications/cancelled`.
    */
-  abandon(id: RequestId, reason?: string): void {
+  override abandon(id: RequestId, reason?: string): void {
     if (this.closeReason || this.writer.drop(id)) return;
-    void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, ...(reason === undefined ? {} : { reason }) } } as JsonRpcMessage).catch(() => undefined);
+    this.post(cancelledNote(id, reason), ignore);
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    return new Promise((resolve, reject) => this.post(message, reject, resolve));
+    return new Promise((resolve, reject) => this.write(message, reject, resolve));
   }
 
-  post(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void, done?: () => void): void {
+  /** A pipe has no per-message context: the peer relates answers by id. */
+  override post(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void): void {
+    this.write(message, failed, undefined);
+  }
+
+  private write(message: JsonRpcMessage, failed: (error: unknown, message: JsonRpcMessage) => void, done: (() => void) | undefined): void {
     if (this.closeReason) return failed(this.closeReason, message);
     this.writer.post(message as Message, failed as (error: Error, message: Message) => void, done);
   }
 
-  onStderr(listener: (line: string) => void): Disposable {
-    return this.stderrListeners.add(listener);
-  }
-
-  onExit(listener: (status: ExitStatus) => void): Disposable {
-    return this.exitListeners.add(listener);
-  }
-
   /** Ends the channel (reason `closed`) and stops the process group within `graceMs` (+1 s at most). */
-  close(graceMs = this.options.shutdownGraceMs ?? 2000): Promise<void> {
+  close(graceMs = this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS): Promise<void> {
     this.closing ??= (async () => {
       this.end(new McpError('closed', `${this.prefix}the connection was closed`, { server: this.options.name }));
       await this.process.close(graceMs);
@@ -173,3 +167,5 @@ export class StdioChannel extends ChannelEvents implements Channel {
     if (reason.code !== 'closed') void this.close();
   }
 }
+
+const ignore = (): void => undefined;

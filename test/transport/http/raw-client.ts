@@ -43,7 +43,7 @@ export class RawClient {
   /** The legacy handshake: `initialize`, then `notifications/initialized`. */
   async initialize(version = '2025-11-25'): Promise<any> {
     const answer = await this.request('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
-    this.channel.setProtocolVersion?.(answer.result.protocolVersion);
+    this.channel.setProtocolVersion(answer.result.protocolVersion);
     await this.notify('notifications/initialized');
     return answer.result;
   }

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import { assertSecure, authError, fromLibraryError, getJson, type OAuthHttp } from './oauth-http.js';
+import { type BearerChallenge, parseBearerChallenge } from './bearer-challenge.js';
+import { assertSecure, authError, fromLibraryError, getJson, type OAuthHttp, unreachable } from './oauth-http.js';
 import { shownUrl } from './url-guard.js';
 
 /** The protected resource metadata of an MCP server and the URL it was read from. */
@@ -197,4 +198,19 @@ function assertUsable(http: OAuthHttp, as: oauth.AuthorizationServer): void {
     }
     assertSecure(http, url, `${field} of ${as.issuer}`);
   }
+}
+
+/** An unauthenticated request to the server, for the challenge that names its metadata. */
+export async function probeChallenge(http: OAuthHttp, url: URL): Promise<BearerChallenge | undefined> {
+  let response: Response;
+  try {
+    response = await http.fetch(url, {
+      headers: { accept: 'application/json, text/event-stream' },
+      signal: AbortSignal.timeout(http.timeoutMs),
+    });
+  } catch (error) {
+    throw unreachable(http, url, 'server', error);
+  }
+  await response.body?.cancel();
+  return response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { McpError } from '../../../errors.js';
 import { openInBrowser } from './browser.js';
-import type { Authorize } from './oauth-provider.js';
+import type { Authorize } from './authorization-code.js';
 import { insecure, shownUrl } from './url-guard.js';
 
 export interface LoopbackAuthorizeOptions {
@@ -94,4 +94,16 @@ function hasDesktop(): boolean {
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** `http://127.0.0.1:<port>/callback` with a port free right now, for a loopback redirect listener. */
+export async function loopbackRedirectUri(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return `http://127.0.0.1:${port}/callback`;
 }

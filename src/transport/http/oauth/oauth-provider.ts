@@ -1,19 +1,20 @@
 import type { webcrypto } from 'node:crypto';
-import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
 import type { AuthProvider } from '../auth-provider.js';
+import { type Authorize, authorizationCodeGrant } from './authorization-code.js';
 import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
-import { discoverAuthorizationServer, discoverResource, type DiscoveredResource } from './discovery.js';
-import { assertSecure, authError, fromLibraryError, libraryOptions, loginHint, unreachable, type OAuthHttp } from './oauth-http.js';
+import { discoverAuthorizationServer, discoverResource, probeChallenge } from './discovery.js';
+import { authError, fromLibraryError, libraryOptions, loginHint, type OAuthHttp } from './oauth-http.js';
 import { importSigningKey } from './signing-key.js';
 import { guardedFetch } from './url-guard.js';
-import { authorizationContext, tokenStoreKey, type OAuthRecord, type StoredTokens, type TokenStore } from './token-store.js';
+import { loopbackRedirectUri } from './loopback-authorize.js';
+import { chooseScopes, splitScopes, storedTokens, union } from './scopes.js';
+import { authorizationContext, tokenStoreKey, type OAuthRecord, type TokenStore } from './token-store.js';
 
-/** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
-export type Authorize = (url: URL, server: string) => Promise<URL>;
+export type { Authorize } from './authorization-code.js';
 
 export interface OAuthProviderOptions {
   /** The server's name, in messages and in the token store key. */
@@ -310,7 +311,7 @@ class McpOAuthProvider implements OAuthProvider {
 
   /** Discovery, the first step of every grant: the resource's metadata and its authorization server. */
   private async discover() {
-    const challenge = this.lastChallenge ?? (await this.probe());
+    const challenge = this.lastChallenge ?? (await probeChallenge(this.http, this.options.resourceUrl));
     const discovered = await discoverResource(this.http, this.options.resourceUrl, challenge?.resourceMetadata);
     await this.reload();
     const earlier = this.record;
@@ -339,42 +340,12 @@ class McpOAuthProvider implements OAuthProvider {
     if (client !== earlier?.client) await this.save(kept ? { ...base, tokens: kept } : base);
 
     const scope = [...union(scopes ?? chooseScopes(challenge, discovered, this.config), this.wanted)].join(' ');
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint as string);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', client.clientId);
-    url.searchParams.set('redirect_uri', redirectUri);
-    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
-    url.searchParams.set('code_challenge_method', 'S256');
-    url.searchParams.set('state', state);
-    url.searchParams.set('resource', discovered.resource);
-    if (scope !== '') url.searchParams.set('scope', scope);
+    const result = await authorizationCodeGrant(this.http, { as, client, auth: async () => clientAuth(client, await this.signingKey()), redirectUri, resource: discovered.resource, scope, server: this.server, authorize });
+    await this.granted(base, result, scope);
+  }
 
-    // Checked with the metadata already; again here, as this URL is what a browser (or the host) opens.
-    assertSecure(this.http, url, 'authorization endpoint');
-    let redirected: URL;
-    try {
-      redirected = await authorize(url, this.server);
-    } catch (error) {
-      if (error instanceof McpError) throw error;
-      throw authError(this.http, 'auth-required', `the authorization was not completed (${(error as Error)?.message ?? String(error)}); ${loginHint(this.server)}`, {
-        cause: error,
-      });
-    }
-    const tokenUrl = new URL(as.token_endpoint as string);
-    let result: oauth.TokenEndpointResponse;
-    try {
-      // Checks state and, when present or promised, the issuer (RFC 9207) before the code is used.
-      const params = oauth.validateAuthResponse(as, libraryClient(client), redirected, state);
-      const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), clientAuth(client, await this.signingKey()), params, redirectUri, verifier, {
-        ...libraryOptions(this.http, tokenUrl),
-        additionalParameters: { resource: discovered.resource },
-      });
-      result = await oauth.processAuthorizationCodeResponse(as, libraryClient(client), response);
-    } catch (error) {
-      throw fromLibraryError(this.http, error, 'authorization response', tokenUrl);
-    }
+  /** Stores what a grant gave; the scopes it granted are no longer wanted. */
+  private async granted(base: OAuthRecord, result: oauth.TokenEndpointResponse, scope: string): Promise<void> {
     await this.save({ ...base, tokens: storedTokens(result, scope === '' ? undefined : scope) });
     this.obtainedAt = Date.now();
     for (const granted of splitScopes(result.scope ?? scope)) this.wanted.delete(granted);
@@ -420,62 +391,6 @@ class McpOAuthProvider implements OAuthProvider {
     const scope = [...union(union(chooseScopes(challenge, discovered, this.config), splitScopes(earlier?.tokens?.scope)), this.wanted)].join(' ');
     const result = await clientCredentialsGrant(this.http, as, libraryClient(client), clientAuth(client, await this.signingKey()), discovered.resource, scope);
     const base: OAuthRecord = { version: 1, server: this.server, resource: discovered.resource, issuer, client, ...(discovered.legacy ? { legacy: true } : {}) };
-    await this.save({ ...base, tokens: storedTokens(result, scope === '' ? undefined : scope) });
-    this.obtainedAt = Date.now();
-    for (const granted of splitScopes(result.scope ?? scope)) this.wanted.delete(granted);
+    await this.granted(base, result, scope);
   }
-
-  /** An unauthenticated request to the server, for the challenge that names its metadata. */
-  private async probe(): Promise<BearerChallenge | undefined> {
-    const url = this.options.resourceUrl;
-    let response: Response;
-    try {
-      response = await this.http.fetch(url, {
-        headers: { accept: 'application/json, text/event-stream' },
-        signal: AbortSignal.timeout(this.http.timeoutMs),
-      });
-    } catch (error) {
-      throw unreachable(this.http, url, 'server', error);
-    }
-    await response.body?.cancel();
-    return response.status === 401 ? parseBearerChallenge(response.headers.get('www-authenticate')) : undefined;
-  }
-}
-
-/** The scopes to ask for: the challenge's, else the resource's `scopes_supported`, else the configured ones. */
-function chooseScopes(challenge: BearerChallenge | undefined, discovered: DiscoveredResource, config: OAuthConfig): Set<string> {
-  if (challenge?.scope) return splitScopes(challenge.scope);
-  const supported = discovered.metadata.scopes_supported;
-  if (Array.isArray(supported) && supported.length > 0) return new Set(supported);
-  return new Set(config.scopes ?? []);
-}
-
-function storedTokens(result: oauth.TokenEndpointResponse, requestedScope: string | undefined, previousRefresh?: string): StoredTokens {
-  const tokens: StoredTokens = { accessToken: result.access_token, tokenType: result.token_type };
-  const refreshToken = result.refresh_token ?? previousRefresh;
-  if (refreshToken !== undefined) tokens.refreshToken = refreshToken;
-  if (typeof result.expires_in === 'number') tokens.expiresAt = Date.now() + result.expires_in * 1000;
-  const scope = result.scope ?? requestedScope;
-  if (scope !== undefined) tokens.scope = scope;
-  return tokens;
-}
-
-function splitScopes(scope: string | undefined): Set<string> {
-  return new Set((scope ?? '').split(' ').filter((s) => s !== ''));
-}
-
-function union(a: Iterable<string>, b: Iterable<string>): Set<string> {
-  return new Set([...a, ...b]);
-}
-
-/** `http://127.0.0.1:<port>/callback` with a port free right now, for a loopback redirect listener. */
-export async function loopbackRedirectUri(): Promise<string> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return `http://127.0.0.1:${port}/callback`;
 }

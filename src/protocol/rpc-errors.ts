@@ -1,11 +1,9 @@
 import { McpError } from '../errors.js';
 
-// JSON-RPC codes the gateway answers with. A backend's own JSON-RPC error keeps its code.
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-export const METHOD_NOT_FOUND = -32601;
-/** MCP's "resource not found" since 2025-11-25 (it was -32002 before): invalid params, with the `uri` in `data`. */
-export const RESOURCE_NOT_FOUND = INVALID_PARAMS;
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../transport/mcp-constants.js';
+
+// A backend's own JSON-RPC error keeps its code.
+export { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND } from '../transport/mcp-constants.js';
 
 /** What a gateway client finds in a JSON-RPC error's `data`: our stable code and, when known, the server. */
 export interface GatewayErrorData {

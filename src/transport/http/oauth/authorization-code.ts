@@ -1,0 +1,70 @@
+import * as oauth from 'oauth4webapi';
+import { McpError } from '../../../errors.js';
+import { libraryClient } from './client-registration.js';
+import { assertSecure, authError, fromLibraryError, libraryOptions, loginHint, type OAuthHttp } from './oauth-http.js';
+import type { StoredClient } from './token-store.js';
+
+/** The host's interactive step: show `url` to the user, resolve with the redirect URL (code and state). */
+export type Authorize = (url: URL, server: string) => Promise<URL>;
+
+/** One authorization code grant: where, for whom, with what. */
+export interface CodeGrant {
+  as: oauth.AuthorizationServer;
+  client: StoredClient;
+  /** The client's authentication at the token endpoint, made when the code is exchanged. */
+  auth: () => Promise<oauth.ClientAuth>;
+  redirectUri: string;
+  /** The resource indicator (RFC 8707). */
+  resource: string;
+  /** Space-separated; empty asks for none. */
+  scope: string;
+  /** The server's name, for messages. */
+  server: string;
+  authorize: Authorize;
+}
+
+/**
+ * The authorization code flow with PKCE (RFC 7636), after discovery and registration: the
+ * authorization URL the host opens, the redirect it brings back (state and issuer checked),
+ * and the code exchanged for tokens.
+ */
+export async function authorizationCodeGrant(http: OAuthHttp, request: CodeGrant): Promise<oauth.TokenEndpointResponse> {
+  const { as, client } = request;
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint as string);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', client.clientId);
+  url.searchParams.set('redirect_uri', request.redirectUri);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  url.searchParams.set('state', state);
+  url.searchParams.set('resource', request.resource);
+  if (request.scope !== '') url.searchParams.set('scope', request.scope);
+
+  // Checked with the metadata already; again here, as this URL is what a browser (or the host) opens.
+  assertSecure(http, url, 'authorization endpoint');
+  let redirected: URL;
+  try {
+    redirected = await request.authorize(url, request.server);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    throw authError(http, 'auth-required', `the authorization was not completed (${(error as Error)?.message ?? String(error)}); ${loginHint(request.server)}`, {
+      cause: error,
+    });
+  }
+  const tokenUrl = new URL(as.token_endpoint as string);
+  let result: oauth.TokenEndpointResponse;
+  try {
+    // Checks state and, when present or promised, the issuer (RFC 9207) before the code is used.
+    const params = oauth.validateAuthResponse(as, libraryClient(client), redirected, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), await request.auth(), params, request.redirectUri, verifier, {
+      ...libraryOptions(http, tokenUrl),
+      additionalParameters: { resource: request.resource },
+    });
+    result = await oauth.processAuthorizationCodeResponse(as, libraryClient(client), response);
+  } catch (error) {
+    throw fromLibraryError(http, error, 'authorization response', tokenUrl);
+  }
+  return result;
+}
