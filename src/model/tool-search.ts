@@ -1,6 +1,7 @@
 import type { Tool } from '../protocol/types.js';
 import { PostingList } from './posting-list.js';
-import { synonymsOf, tokenize } from './tokenize.js';
+import { queryTerms } from './query-words.js';
+import { tokenize } from './tokenize.js';
 
 /** What the index ranks: a tool under its public name, with its server and its own definition. */
 export interface SearchableTool {
@@ -38,10 +39,9 @@ export const DEFAULT_SEARCH_LIMIT = 8;
 // BM25 parameters: the usual ones; tool documents are short, so length matters a little less.
 const K1 = 1.2;
 const B = 0.6;
-// Field weights, as repeated term frequency (a simple BM25F): names say most about a tool.
-/** A query word's synonyms count this much of the word itself. */
-const SYNONYM_WEIGHT = 0.5;
-const WEIGHT = { rawName: 3, title: 2, serverName: 1, description: 1, parameter: 1 } as const;
+// Field weights, as repeated term frequency (a simple BM25F): names say most about a tool,
+// a description's first sentence says what it does, the rest mostly how (and its caveats).
+const WEIGHT = { rawName: 3, title: 2, serverName: 1, summary: 1, description: 0.5, parameter: 1, parameterText: 0.5 } as const;
 
 interface Doc<T> {
   entry: T;
@@ -109,12 +109,7 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     const touched = this.touchedScratch;
     let touchedCount = 0;
     const norms = this.currentNorms();
-    const terms = new Map<string, number>();
-    for (const term of tokenize(query)) {
-      terms.set(term, 1);
-      for (const other of synonymsOf(term)) if (!terms.has(other)) terms.set(other, SYNONYM_WEIGHT);
-    }
-    for (const [term, weight] of terms) {
+    for (const [term, weight] of queryTerms(query)) {
       const posting = this.postings.get(term);
       if (!posting) continue;
       const idf = weight * Math.log(1 + (this.count - posting.size + 0.5) / (posting.size + 0.5));
@@ -159,8 +154,10 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     put(tool.title, WEIGHT.title);
     put(typeof tool.annotations?.title === 'string' ? tool.annotations.title : undefined, WEIGHT.title);
     put(entry.server, WEIGHT.serverName);
-    put(tool.description, WEIGHT.description);
-    for (const name of parameterNames(tool.inputSchema)) put(name, WEIGHT.parameter);
+    const [summary, rest] = splitSummary(tool.description);
+    put(summary, WEIGHT.summary);
+    put(rest, WEIGHT.description);
+    for (const parameter of parameterWords(tool.inputSchema)) put(parameter.text, parameter.name ? WEIGHT.parameter : WEIGHT.parameterText);
     const keys = [...new Set([nameKey(tool.name), nameKey(entry.name)])];
     const doc: Doc<T> = { entry, length: Math.max(length, 1), terms, keys };
     const id = this.free.pop() ?? this.docs.length;
@@ -263,22 +260,40 @@ function deletions(key: string): string[] {
   return [...out];
 }
 
-/** Property names of an input schema, nested objects and array items included, at most a few hundred. */
-function parameterNames(schema: unknown): string[] {
-  const names: string[] = [];
+/** A description's first sentence, and the rest. */
+function splitSummary(description: string | undefined): [string | undefined, string | undefined] {
+  if (!description) return [undefined, undefined];
+  const end = /[.!?](?:\s|$)|\n\s*\n/.exec(description);
+  return end ? [description.slice(0, end.index + 1), description.slice(end.index + 1)] : [description, undefined];
+}
+
+/** Most parameter texts read from one schema: a hostile schema cannot make indexing slow. */
+const MAX_PARAMETER_TEXTS = 300;
+
+/**
+ * What an input schema says about its parameters, nested objects and array items included:
+ * property names (`name`), and their descriptions and string enum values (a tool that takes
+ * a city out of "Chicago" and "New York" is found by "the weather in Chicago").
+ */
+function parameterWords(schema: unknown): { text: string; name: boolean }[] {
+  const out: { text: string; name: boolean }[] = [];
   const visit = (node: unknown, depth: number) => {
-    if (depth > 4 || names.length > 200 || typeof node !== 'object' || node === null) return;
+    if (depth > 4 || out.length > MAX_PARAMETER_TEXTS || typeof node !== 'object' || node === null) return;
     const record = node as Record<string, unknown>;
+    if (depth > 0 && typeof record.description === 'string') out.push({ text: record.description.slice(0, 500), name: false });
+    if (depth > 0 && Array.isArray(record.enum)) {
+      for (const value of record.enum.slice(0, 50)) if (typeof value === 'string') out.push({ text: value.slice(0, 100), name: false });
+    }
     if (typeof record.properties === 'object' && record.properties !== null) {
       for (const [name, child] of Object.entries(record.properties)) {
-        names.push(name);
+        out.push({ text: name, name: true });
         visit(child, depth + 1);
       }
     }
     if (record.items) visit(record.items, depth + 1);
   };
   visit(schema, 0);
-  return names;
+  return out;
 }
 
 /** Levenshtein distance, giving up (returning `bound + 1`) once it must exceed `bound`. */
