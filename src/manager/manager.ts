@@ -17,7 +17,8 @@ import type {
   Root,
   Tool,
 } from '../protocol/types.js';
-import { ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
+import type { EmbedFunction } from '../model/embedding-rank.js';
+import { type SearchToolsOptions, ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
 import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
 import { abortable } from './abortable.js';
 import { type LoginOptions, PoolAuth } from './auth.js';
@@ -319,12 +320,14 @@ export class McpServerManager extends EventEmitter {
 
   /**
    * The tools best matching a query, best first (default `limit` 8): BM25 over names, titles,
-   * descriptions and parameter names, an exact or near-exact name first. Answers from the
+   * descriptions and parameters, with everyday words led to tool words ("remember" to
+   * memory, "add 2 and 40" to a sum), an exact or near-exact name first. With `embed`, the
+   * host's embedding model ranks too (see {@link SearchToolsOptions.embed}). Answers from the
    * tools known and the manifest cache; starts nothing: `nothingIndexed` and `unindexed`
    * say which servers it could not see (warm up with `listTools()` once, or a `cacheDir`).
    */
-  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
-    return this.searchIn(this.view(options.servers), query, options.limit);
+  async searchTools(query: string, options: SearchToolsOptions = {}): Promise<ToolSearchResult> {
+    return this.searchIn(this.view(options.servers), query, options.limit, undefined, options.embed);
   }
 
   /**
@@ -570,17 +573,19 @@ export class McpServerManager extends EventEmitter {
     return filter ? lists.flat().filter((t) => filter(t.tool.name)) : lists.flat();
   }
 
-  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolSearchResult> {
+  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate, embed?: EmbedFunction): Promise<ToolSearchResult> {
     this.assertOpen();
     if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${JSON.stringify(query)}`, {});
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
       throw new McpError('invalid-arguments', `searchTools limit must be a positive whole number, got ${JSON.stringify(limit) ?? String(limit)}`, {});
     }
+    if (embed !== undefined && typeof embed !== 'function') throw new McpError('invalid-arguments', `searchTools embed must be a function, got ${typeof embed}`, {});
     const slots = this.enabledSlots(view);
     await Promise.all(slots.map((slot) => this.catalog.peek(slot)));
     // Re-indexes only the servers whose list changed since the last search.
     for (const slot of this.slots.values()) this.search.update(slot.name, slot.enabled ? this.index.toolsOf(slot.name) : undefined);
-    const matches = this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+    const options = { limit, servers: view, accept: filter && ((t: ManagedTool) => filter(t.tool.name)) };
+    const matches = embed ? await this.search.searchHybrid(query, embed, options) : this.search.search(query, options);
     const unindexed = slots.filter((slot) => !this.index.toolsOf(slot.name)).map((slot) => slot.name);
     // Not enumerable: the answer still reads, compares and serialises as the array of matches.
     return Object.defineProperties(matches, { nothingIndexed: { value: unindexed.length === slots.length }, unindexed: { value: unindexed } }) as ToolSearchResult;
@@ -827,7 +832,7 @@ export class McpServerManager extends EventEmitter {
     return {
       assertOpen: () => this.assertOpen(),
       listTools: (view, filter) => this.toolsIn(view, filter),
-      searchTools: (view, query, limit, filter) => this.searchIn(view, query, limit, filter),
+      searchTools: (view, query, limit, filter, embed) => this.searchIn(view, query, limit, filter, embed),
       callTool: (view, name, args, options, filter, caller) => this.callIn(view, name, args, options, filter, caller),
       callServerTool: (view, server, tool, args, options, filter, caller) => this.callServerIn(view, server, tool, args, options, filter, caller),
       listResources: (view, server) => this.resourcesIn(view, server),

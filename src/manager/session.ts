@@ -9,7 +9,8 @@ import type { ManagedPrompt } from './prompt-index.js';
 import type { ServerDescription } from './server-description.js';
 import type { ManagedResource, ManagedResourceTemplate } from './manager.js';
 import { abortable } from './abortable.js';
-import type { ToolSearchResult } from '../model/tool-search.js';
+import type { EmbedFunction } from '../model/embedding-rank.js';
+import type { SearchToolsOptions, ToolSearchResult } from '../model/tool-search.js';
 import type { ToolPredicate } from './tool-filter.js';
 import type { ManagedTool } from './tool-index.js';
 
@@ -19,7 +20,7 @@ type View = ReadonlySet<string> | undefined;
 export interface SessionCore {
   assertOpen(): void;
   listTools(view: View, filter?: ToolPredicate): Promise<ManagedTool[]>;
-  searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate): Promise<ToolSearchResult>;
+  searchTools(view: View, query: string, limit: number | undefined, filter?: ToolPredicate, embed?: EmbedFunction): Promise<ToolSearchResult>;
   callTool(view: View, name: string, args: Record<string, unknown>, options: CallOptions, filter?: ToolPredicate, caller?: Caller): Promise<CallToolResult>;
   callServerTool(
     view: View,
@@ -82,12 +83,12 @@ export class ToolSession {
   }
 
   /** Like the manager's `searchTools`, over this session's servers and tools; starts nothing. */
-  searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
+  searchTools(query: string, options: SearchToolsOptions = {}): Promise<ToolSearchResult> {
     return this.track({}, async (o) => {
       const outside = options.servers?.find((s) => this.view && !this.view.has(s));
       if (outside !== undefined) throw new McpError('unknown-server', `no server named ${JSON.stringify(outside)} in this session`, { server: outside });
       const view = options.servers ? new Set(options.servers) : this.view;
-      return abortable(this.core.searchTools(view, query, options.limit, this.filter), o.signal, 'searching tools');
+      return abortable(this.core.searchTools(view, query, options.limit, this.filter, options.embed), o.signal, 'searching tools');
     });
   }
 

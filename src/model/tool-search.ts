@@ -1,5 +1,6 @@
 import type { Tool } from '../protocol/types.js';
 import { PostingList } from './posting-list.js';
+import { cosine, EmbeddingCache, embedQuery, type EmbedFunction, fuseRankings } from './embedding-rank.js';
 import { queryTerms } from './query-words.js';
 import { tokenize } from './tokenize.js';
 
@@ -24,6 +25,20 @@ export type ToolSearchResult = ToolMatch[] & {
   /** The servers searched whose tools are not known yet. */
   unindexed: string[];
 };
+
+/** Options of `searchTools` (a manager's or a session's). */
+export interface SearchToolsOptions {
+  /** Most matches returned. Default 8. */
+  limit?: number;
+  /** Only tools of these servers. Default: all (of the session). */
+  servers?: string[];
+  /**
+   * The host's embedding model, for a hybrid rank: BM25 and cosine similarity fused by
+   * reciprocal rank. Each tool's vector is made once per function and tool and made again
+   * when the tool changes, so pass the same function each time. Default: BM25 alone.
+   */
+  embed?: EmbedFunction;
+}
 
 export interface SearchOptions<T extends SearchableTool> {
   /** Most matches returned. Default 8. */
@@ -72,6 +87,7 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
   /** Each doc's BM25 length normalisation, K1 · (1 − B + B · length / average); stale after any change. */
   private norms = new Float64Array(0);
   private normsStale = true;
+  private readonly embeddings = new EmbeddingCache();
 
   /** Tools indexed. */
   get size(): number {
@@ -137,6 +153,36 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
       if (usable(id)) insertTop(ranked, { id, score }, limit, this.docs);
     }
     return ranked.map(({ id, score }) => ({ ...this.docs[id]!.entry, score }));
+  }
+
+  /**
+   * Like {@link search}, with a host's embedding model beside BM25: the tools' BM25 ranking
+   * and their ranking by cosine similarity to the query are fused by reciprocal rank; an
+   * exact or near-exact name still ranks first. Each tool's vector is made once per embed
+   * function and again only when the tool's text changes. Unlike BM25 alone, every
+   * searchable tool is ranked, so a query sharing no word with any tool still finds some.
+   */
+  async searchHybrid(query: string, embed: EmbedFunction, options: SearchOptions<T> = {}): Promise<(T & { score: number })[]> {
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+    const usable: T[] = [];
+    for (const doc of this.docs) {
+      if (doc && (!options.servers || options.servers.has(doc.entry.server)) && (!options.accept || options.accept(doc.entry))) usable.push(doc.entry);
+    }
+    if (usable.length === 0 || limit <= 0) return [];
+    const [vectors, asked] = await Promise.all([this.embeddings.vectors(embed, usable, !options.servers && !options.accept), embedQuery(embed, query)]);
+    const similar = usable
+      .map((entry, i) => ({ entry, similarity: cosine(asked, vectors[i]) }))
+      .sort((a, b) => b.similarity - a.similarity)
+      .map((s) => s.entry);
+    // Ranked after the wait, as the index stands now; a tool gone meanwhile is left out of both.
+    const lexical = this.search(query, { ...options, limit: usable.length });
+    const present = new Set(lexical.map((t) => t.name));
+    const current = new Set<string>();
+    for (const doc of this.docs) if (doc) current.add(doc.entry.name);
+    const first = new Map<string, number>();
+    for (const [id, tier] of this.nameMatches(query)) first.set(this.docs[id]!.entry.name, tier);
+    for (const name of first.keys()) if (!present.has(name)) first.delete(name);
+    return fuseRankings([lexical, similar.filter((t) => current.has(t.name))], first, limit);
   }
 
   private add(entry: T): number {
