@@ -70,4 +70,5 @@ export { serveGateway } from './gateway/serve-gateway.js';
 export type { ServeGatewayOptions, ServedGateway } from './gateway/serve-gateway.js';
 export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
 export type { HttpListenerOptions } from './gateway/http-listener.js';
-export type { SearchOptions, SearchableTool, ToolMatch, ToolSearchResult } from './model/tool-search.js';
+export type { SearchOptions, SearchToolsOptions, SearchableTool, ToolMatch, ToolSearchResult } from './model/tool-search.js';
+export type { EmbedFunction } from './model/embedding-rank.js';

@@ -17,7 +17,8 @@ export class UsageError extends Error {
 
 /** What to run, as parsed from the command line. */
 export type Command =
-  | { name: 'tools'; servers: string[] }
+  | { name: 'tools'; servers: string[]; long: boolean }
+  | { name: 'search'; query: string; servers: string[]; limit?: number }
   | { name: 'tool'; tool: string }
   | { name: 'call'; tool: string; args?: string; pairs?: string[]; argsFile?: string; timeout?: number; maxTime?: number }
   | { name: 'resources'; servers: string[] }
@@ -44,9 +45,11 @@ type Invocation = { action: 'help' } | { action: 'version' } | { action: 'run'; 
 export const USAGE = `lazy-mcp — many MCP servers as one lazy, shared pool
 
 Usage:
-  lazy-mcp tools [--server S]... [--json]
+  lazy-mcp tools [--server S]... [--long] [--json]
+  lazy-mcp search <words>... [--limit N] [--server S]... [--json]
   lazy-mcp tool <public-name> [--json]
-  lazy-mcp call <public-name> [json-args | key=value... | --args-file F] [--timeout MS] [--max-time MS] [--json]
+  lazy-mcp call <public-name> [json-args | key=value... | --args-file F]
+                [--timeout MS] [--max-time MS] [--json]
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--max-time MS] [--json]
   lazy-mcp status [--watch [--interval MS]] [--json]
@@ -57,41 +60,54 @@ Usage:
   lazy-mcp daemon status|stop|log [--json]
 
 Commands:
-  tools       list every tool: public name, server, first line of its description
+  tools       list every tool, one line each: public name, first sentence of its
+              description; --long: server and whole first line too
+  search      the tools best matching some words ("remember a fact", a tool
+              name); lists the tools first when none is known yet
   tool        show one tool: its description and input schema
-  call        call one tool by its public name (mcp__<server>__<tool>) and print its content;
-              arguments are one JSON object or key=value pairs (typed by the tool's schema)
+  call        call one tool by its public name (mcp__<server>__<tool>), print
+              its content; arguments are one JSON object or key=value pairs
+              (typed by the tool's schema)
   resources   list the servers' resources and resource templates
   read        read one resource of one server
-  status      start the servers as "tools" does, then show each one's state; with --watch,
-              keep showing each one's state and figures, following config edits, until
-              Ctrl-C or the end of stdin
-  login       authorize lazy-mcp with a remote (OAuth) server: prints the URL to open
+  status      start the servers as "tools" does, then show each one's state;
+              --watch keeps showing states and figures, following config
+              edits, until Ctrl-C or the end of stdin
+  login       authorize lazy-mcp with a remote (OAuth) server (prints the URL)
   prompts     list every prompt: public name, server, arguments, description
-  prompt      get one prompt by its public name, its arguments as a JSON object of strings
-  serve       serve the pool as one MCP server, over stdio or Streamable HTTP, for an MCP
-              client (Claude Desktop, Claude Code, Cursor, VS Code); it has options of its own;
+  prompt      get one prompt by its public name, its arguments as a JSON
+              object of strings
+  serve       serve the pool as one MCP server, over stdio or Streamable HTTP,
+              for an MCP client (Claude Desktop, Claude Code, Cursor, VS Code);
               stdio sessions share servers through the pool daemon
-  daemon      the per-user pool daemon: its clients and servers (status), stop it, its log
+  daemon      the per-user pool daemon: its clients and servers, stop, its log
 
 Options:
-  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
-                    .vscode/mcp.json or .cursor/mcp.json from here up)
-  --from APP        use an app's own MCP servers: claude-desktop, claude-code, cursor, vscode
-  --cache-dir DIR   keep tool lists in DIR so later runs list tools without starting servers
+  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest
+                    .mcp.json, .vscode/mcp.json or .cursor/mcp.json from here
+                    up)
+  --from APP        an app's own MCP servers: claude-desktop, claude-code,
+                    cursor or vscode
+  --cache-dir DIR   keep tool lists in DIR: later runs list and search tools
+                    without starting servers
   --server S        only this server (repeatable)
-  --watch           (status) refresh the figures every --interval MS (default 1000); with --json, one line a refresh
+  --long            (tools) the server and the whole first line of each
+                    description, wrapped to the terminal
+  --limit N         (search) most tools shown (default 8)
+  --watch           (status) refresh the figures every --interval MS (default
+                    1000); with --json, one line a refresh
   --args-file F     read the call's JSON arguments from file F ("-" for stdin)
-  --timeout MS      time allowed without progress, in milliseconds; each progress report
+  --timeout MS      time allowed without progress, in milliseconds; progress
                     restarts it (default: the server's timeout, else 30000)
-  --max-time MS     time allowed for the whole request, in milliseconds, progress or not
+  --max-time MS     time allowed for the whole request, progress or not
   --json            print the result as JSON, and errors as JSON on stderr
-  --verbose         stream server stderr and start progress to stderr; show stacks on errors
+  --verbose         stream server stderr and start progress to stderr; show
+                    stacks on errors
   -h, --help        show this help
   --version         print the version
 
-Exit status: 0 ok; 1 a tool or server error; 2 a usage or config error, or a server or
-tool name that does not exist. NO_COLOR turns colour off.
+Exit status: 0 ok; 1 a tool or server error; 2 a usage or config error, or a
+server or tool name that does not exist. NO_COLOR turns colour off.
 `;
 
 const OPTIONS = {
@@ -104,6 +120,8 @@ const OPTIONS = {
   'max-time': { type: 'string' },
   watch: { type: 'boolean' },
   interval: { type: 'string' },
+  long: { type: 'boolean' },
+  limit: { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -114,7 +132,8 @@ type OptionName = keyof typeof OPTIONS;
 
 /** Per command: the options it takes beyond the global ones, and its positional arguments. */
 const COMMANDS: Record<Command['name'], { options: OptionName[]; required: string[]; optional: string[]; variadic?: boolean }> = {
-  tools: { options: ['server'], required: [], optional: [] },
+  tools: { options: ['server', 'long'], required: [], optional: [] },
+  search: { options: ['server', 'limit'], required: ['words'], optional: [], variadic: true },
   tool: { options: [], required: ['public-name'], optional: [] },
   call: { options: ['args-file', 'timeout', 'max-time'], required: ['public-name'], optional: ['json-args'], variadic: true },
   resources: { options: ['server'], required: [], optional: [] },
@@ -125,7 +144,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   prompt: { options: ['timeout', 'max-time'], required: ['public-name'], optional: ['json-args'] },
 };
 
-const COMMAND_LIST = 'tools, tool, call, resources, read, status, login, prompts, prompt, serve and daemon';
+const COMMAND_LIST = 'tools, search, tool, call, resources, read, status, login, prompts, prompt, serve and daemon';
 
 /** `serve` parses its own options (see serve.ts), so it is not in {@link COMMANDS}; it is a command all the same. */
 const SERVE = 'serve';
@@ -181,7 +200,12 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   };
   const servers = values.server ?? [];
   const commands: { [N in Command['name']]: () => Extract<Command, { name: N }> } = {
-    tools: () => ({ name: 'tools', servers }),
+    tools: () => ({ name: 'tools', servers, long: values.long ?? false }),
+    search: () => {
+      const query = rest.join(' ').trim();
+      if (query === '') throw new UsageError('"search" needs some words, such as: lazy-mcp search read a file');
+      return { name: 'search', query, servers, ...(values.limit === undefined ? {} : { limit: parseCount('--limit', values.limit) }) };
+    },
     tool: () => ({ name: 'tool', tool: rest[0] }),
     resources: () => ({ name: 'resources', servers }),
     status: () => {
@@ -222,6 +246,12 @@ function parserMessage(error: Error & { code?: string }): string {
   if (unknown === undefined) return oneLine(error.message);
   const names = Object.entries(OPTIONS).flatMap(([option, spec]) => [`--${option}`, ...('short' in spec ? [`-${spec.short}`] : [])]);
   return `unknown option ${unknown}${didYouMean(closest(unknown, names))}`;
+}
+
+function parseCount(option: string, text: string): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !(count > 0) || count > 1000) throw new UsageError(`${option} must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
+  return count;
 }
 
 function parseMs(option: string, text: string): number {

@@ -3,7 +3,7 @@ import { type ContentBlock, type ManagedTool, McpError, type McpServerManager, t
 import { claimedServerPart, serverOfPublicName, serverPrefixes } from '../manager/catalog/tool-names.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
 import { type Colours, plain } from './colour.js';
-import { describeContent, firstLine, formatCallResult, formatReadResult, oneLine, statusJson, table, toolErrorText } from './format.js';
+import { DEFAULT_WIDTH, describeContent, firstLine, formatCallResult, formatReadResult, oneLine, statusJson, summaryLines, table, toolErrorText } from './format.js';
 import type { Reporter } from './reporter.js';
 import { closest, didYouMean } from './suggest.js';
 import { pairsToArguments } from './tool-arguments.js';
@@ -28,7 +28,9 @@ export interface CommandContext {
 export function runCommand(command: Command, ctx: CommandContext): Promise<number> {
   switch (command.name) {
     case 'tools':
-      return listTools(command.servers, ctx);
+      return listTools(command.servers, command.long, ctx);
+    case 'search':
+      return searchTools(command, ctx);
     case 'tool':
       return showTool(command.tool, ctx);
     case 'call':
@@ -48,11 +50,31 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
   }
 }
 
-async function listTools(servers: string[], ctx: CommandContext): Promise<number> {
+/** One line per tool (name, first sentence) within the width; `long`: the table of name, server and whole first line. */
+async function listTools(servers: string[], long: boolean, ctx: CommandContext): Promise<number> {
   const tools = await ctx.manager.listTools(servers.length > 0 ? { servers } : {});
   if (ctx.json) ctx.print(JSON.stringify(tools, null, 2));
-  else if (tools.length > 0) ctx.print(table(['TOOL', 'SERVER', 'DESCRIPTION'], tools.map((t) => [t.name, t.server, firstLine(t.tool.description)]), ctx.width, header(ctx)));
+  else if (tools.length > 0 && long) ctx.print(table(['TOOL', 'SERVER', 'DESCRIPTION'], tools.map((t) => [t.name, t.server, firstLine(t.tool.description)]), ctx.width, header(ctx)));
+  else if (tools.length > 0) ctx.print(summaryLines(tools.map((t) => [t.name, t.tool.description ?? t.tool.title]), ctx.width ?? DEFAULT_WIDTH));
   return reportProblems(ctx, servers);
+}
+
+/**
+ * The tools best matching some words, one line each. A search starts nothing, so with no
+ * tool known yet (no cache, a first run) it lists the tools once, saying so, and searches again.
+ */
+async function searchTools(command: Extract<Command, { name: 'search' }>, ctx: CommandContext): Promise<number> {
+  const options = { ...(command.servers.length > 0 ? { servers: command.servers } : {}), ...(command.limit === undefined ? {} : { limit: command.limit }) };
+  let found = await ctx.manager.searchTools(command.query, options);
+  if (found.unindexed.length > 0) {
+    ctx.reporter.note(`listing the tools of ${found.unindexed.join(', ')} first (not known yet; --cache-dir DIR keeps them for later runs)`);
+    await ctx.manager.listTools(command.servers.length > 0 ? { servers: command.servers } : {});
+    found = await ctx.manager.searchTools(command.query, options);
+  }
+  if (ctx.json) ctx.print(JSON.stringify(found, null, 2));
+  else if (found.length > 0) ctx.print(summaryLines(found.map((t) => [t.name, t.tool.description ?? t.tool.title]), ctx.width ?? DEFAULT_WIDTH));
+  else if (!ctx.json) ctx.reporter.note(`no tool matches ${JSON.stringify(command.query)}; try other words, or lazy-mcp tools`);
+  return reportProblems(ctx, command.servers);
 }
 
 async function callTool(command: Extract<Command, { name: 'call' }>, ctx: CommandContext): Promise<number> {

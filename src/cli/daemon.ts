@@ -6,15 +6,18 @@ import { EXIT } from './args.js';
 import { packageVersion } from '../util/package-info.js';
 import { oneLine, table } from './format.js';
 
-const DAEMON_USAGE = `lazy-mcp daemon — the per-user pool daemon that "lazy-mcp serve" shares servers through
+const DAEMON_USAGE = `lazy-mcp daemon — the per-user pool daemon that "lazy-mcp serve" shares
+servers through
 
 Usage:
-  lazy-mcp daemon status [--json]   clients, servers (fingerprint, pid, sessions, memory)
-  lazy-mcp daemon stop              stop it gracefully (its servers too), bounded
+  lazy-mcp daemon status [--json]   its clients, and its servers (fingerprint,
+                                    pid, sessions, memory)
+  lazy-mcp daemon stop              stop it and its servers gracefully, bounded
   lazy-mcp daemon log               where its log file is
 
-The daemon starts on demand and exits after 10 idle minutes (LAZY_MCP_DAEMON_IDLE_MS);
-its folder is $LAZY_MCP_RUNTIME_DIR, else $XDG_RUNTIME_DIR/lazy-mcp, else the state dir.
+The daemon starts on demand and exits after 10 idle minutes
+(LAZY_MCP_DAEMON_IDLE_MS); its folder is $LAZY_MCP_RUNTIME_DIR, else
+$XDG_RUNTIME_DIR/lazy-mcp, else the state dir.
 `;
 
 /** Runs `lazy-mcp daemon …`; resolves to the exit status. */

@@ -54,6 +54,49 @@ export function wrap(text: string, width: number): string[] {
   return lines;
 }
 
+/** Width of a listing when stdout is not a terminal: the classic terminal. */
+export const DEFAULT_WIDTH = 80;
+/** Widest name column of a one-line listing; a longer name pushes its own line's text right. */
+const MAX_NAME_COLUMN = 36;
+/** Least room worth giving a summary after a name: less, and the line is the name alone. */
+const MIN_SUMMARY = 12;
+
+/**
+ * One line per item, none wider than `width`: the name, then the first sentence of its
+ * text, cut at a word with `…` when it does not fit. Names are never cut: they are what
+ * the reader types next.
+ */
+export function summaryLines(rows: readonly (readonly [name: string, text: string | undefined])[], width = DEFAULT_WIDTH): string {
+  const column = Math.min(MAX_NAME_COLUMN, Math.floor(width * 0.45), Math.max(0, ...rows.map(([name]) => name.length)));
+  return rows
+    .map(([name, text]) => {
+      const lead = name.padEnd(column);
+      const room = width - lead.length - 2;
+      const summary = firstSentence(text);
+      return summary === '' || room < MIN_SUMMARY ? name : `${lead}  ${fitTo(summary, room)}`;
+    })
+    .join('\n');
+}
+
+/** A text's first sentence (to the first `.`, `!` or `?` before a space, or its first line), on one line. */
+export function firstSentence(text: string | undefined): string {
+  const line = firstLine(text);
+  for (const end of line.matchAll(/[.!?](?=\s)/g)) {
+    // "e.g. 2d6" and "v. 2" go on: an abbreviation or a lone letter ends no sentence.
+    if (end[0] === '.' && /(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)|\b[a-z])$/i.test(line.slice(0, end.index))) continue;
+    return oneLine(line.slice(0, end.index + 1));
+  }
+  return oneLine(line);
+}
+
+/** `text` if it fits in `width`, else cut at the last space that leaves room for `…`. */
+function fitTo(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const cut = text.slice(0, width - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > width / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:(-]+$/, '')}…`;
+}
+
 /** The first non-empty line of a text, trimmed ('' for none). */
 export function firstLine(text: string | undefined): string {
   return (text ?? '').split('\n').find((line) => line.trim() !== '')?.trim() ?? '';

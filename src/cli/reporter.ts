@@ -84,6 +84,12 @@ export class Reporter {
     if (this.options.progress) this.line(`${tool}: ${progress}${total === undefined ? '' : `/${total}`}${message ? ` ${message}` : ''}`);
   }
 
+  /** Something the reader should know that is neither a warning nor an error. */
+  note(message: string): void {
+    if (this.options.json) this.line(JSON.stringify({ note: oneLine(message) }));
+    else this.line(`lazy-mcp: ${oneLine(message)}`);
+  }
+
   warn(message: string): void {
     if (this.options.json) this.line(JSON.stringify({ warning: oneLine(message) }));
     else this.line(`${this.colour.yellow('lazy-mcp: warning:')} ${oneLine(message)}`);

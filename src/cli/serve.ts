@@ -11,31 +11,40 @@ import { oneLine } from './format.js';
 import { gatewayToken } from './gateway-token.js';
 import { isLoopbackHost } from '../gateway/http-listener.js';
 
-const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude Code, Cursor, VS Code
+const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude
+Code, Cursor or VS Code
 
 Usage:
-  lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--no-shared] [--verbose]
+  lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--no-shared]
+                 [--verbose]
   lazy-mcp serve --http [--port N] [--host ADDR] [--token-file FILE] [...]
 
 Options:
-  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest .mcp.json,
-                    .vscode/mcp.json or .cursor/mcp.json from here up; none: exit 2)
-  --cache-dir DIR   keep tool lists in DIR so tools/list starts no server on later runs
+  --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest
+                    .mcp.json, .vscode/mcp.json or .cursor/mcp.json from here
+                    up; none found: exit 2)
+  --cache-dir DIR   keep tool lists in DIR: tools/list starts no server on
+                    later runs
   --search          expose search_tools and call_tool instead of every tool
-  --no-shared       stdio: run this session's own servers instead of sharing them,
-                    through the user's pool daemon, with every other session
+  --no-shared       stdio: run this session's own servers instead of sharing
+                    them with every other session through the pool daemon
   --http            serve Streamable HTTP instead of stdio
-  --port N          HTTP port (default: the config's gateway.port, else 8808; 0 picks one)
-  --host ADDR       HTTP address (default 127.0.0.1); beyond loopback a token is required
-  --token-file FILE require "Authorization: Bearer <token>" on every HTTP request, the
-                    token being FILE's first line (or set LAZY_MCP_TOKEN)
-  --token T         the same with the token on the command line, where every local user
-                    can read it (a warning says so)
+  --port N          HTTP port (default: the config's gateway.port, else 8808;
+                    0 picks one)
+  --host ADDR       HTTP address (default 127.0.0.1); beyond loopback a token
+                    is required
+  --token-file FILE require "Authorization: Bearer <token>" on every HTTP
+                    request, the token being FILE's first line (or set
+                    LAZY_MCP_TOKEN)
+  --token T         the same with the token on the command line, where every
+                    local user can read it (a warning says so)
   --verbose         show server stderr on stderr
 
-The config file may hold "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" }.
-stdio ends when the client closes stdin; HTTP ends on SIGINT or SIGTERM. Every server is
-stopped either way; shared servers stay with the pool daemon (lazy-mcp daemon status).
+The config file may hold
+  "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" }.
+stdio ends when the client closes stdin; HTTP ends on SIGINT or SIGTERM. Every
+server is stopped either way; shared servers stay with the pool daemon
+(lazy-mcp daemon status).
 `;
 
 const OPTIONS = {

@@ -13,7 +13,7 @@ import type {
   ReadResourceResult,
   ResourceTemplateRef,
 } from '../protocol/types.js';
-import { ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
+import { type SearchToolsOptions, ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
 import { type LoginOptions, PoolAuth } from './auth/auth.js';
 import { parseConfig, type ServerEntry } from './config/config.js';
 import { readConfigFile, workspaceFolderOf } from './config/config-text.js';
@@ -224,8 +224,8 @@ export class McpServerManager extends EventEmitter {
     return this.root.listTools(options);
   }
 
-  /** See {@link Scope.searchTools}: answers from what is known; starts nothing. */
-  searchTools(query: string, options: ServersOption & { limit?: number } = {}): Promise<ToolSearchResult> {
+  /** See {@link Scope.searchTools}: answers from what is known; starts nothing; `embed` adds the host's embedding model. */
+  searchTools(query: string, options: SearchToolsOptions = {}): Promise<ToolSearchResult> {
     return this.root.searchTools(query, options);
   }
 

@@ -3,9 +3,9 @@
 // "files" finds "file" and "listing" finds "list".
 
 const STOP_WORDS = new Set(
-  'a an and are as at be by can do for from has have how i if in into is it its me my of on or our so that the their them then there these this to use used uses using via was what when which will with you your'.split(
-    ' ',
-  ),
+  ('a about am an and any are as at be been being by can could did do does for from had has have he her here his how i if in into is it its just ' +
+    'let me my of on or our please she should so some that the their them then there these they this those to us use used uses using via was we ' +
+    'were what when where which who will with would you your').split(' '),
 );
 
 /** Short texts (names, parameter names) repeat across tools: their words are kept, up to a bound. */
@@ -24,7 +24,8 @@ export function tokenize(text: string): string[] {
   const flush = () => {
     if (word !== '') {
       const lower = word.toLowerCase();
-      if (!STOP_WORDS.has(lower)) out.push(stem(lower));
+      // A lone letter is a contraction's tail (`what's`) or a variable name: it says nothing of a tool.
+      if (!STOP_WORDS.has(lower) && (lower.length > 1 || isDigit(lower))) out.push(stem(lower));
       word = '';
     }
   };
@@ -53,12 +54,17 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+function isDigit(word: string): boolean {
+  const c = word.charCodeAt(0);
+  return c >= 48 && c <= 57;
+}
+
 function isLower(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
   return c >= 97 && c <= 122;
 }
 
-/** A deliberately small suffix stripper: enough to join plural and -ing/-ed forms of one word. */
+/** A deliberately small suffix stripper: enough to join plural, -ing, -ed and -ion forms of one word. */
 export function stem(word: string): string {
   const stripped = stripSuffix(word);
   // `create`, `creates` and `created` all become `creat`.
@@ -68,39 +74,21 @@ export function stem(word: string): string {
 function stripSuffix(word: string): string {
   if (word.length <= 3 || /^\d+$/.test(word)) return word;
   if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('sses')) return word.slice(0, -2);
-  if (word.endsWith('ing') && word.length > 5) return undouble(word.slice(0, -3));
-  if (word.endsWith('ed') && word.length > 4) return undouble(word.slice(0, -2));
-  if (word.endsWith('es') && /(ch|sh|x|ss|z)es$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
-  return word;
+  // The plural first, then the rest: `siblings` and `sibling` meet, as do `relationships` and `relation`.
+  let w = word;
+  if (w.endsWith('sses') || /(ch|sh|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  // A vowel must be left: `string` is not `str`.
+  if (w.endsWith('ing') && w.length > 5 && /[aeiouy]/.test(w.slice(0, -3))) return undouble(w.slice(0, -3));
+  if (w.endsWith('ed') && w.length > 4) return undouble(w.slice(0, -2));
+  // `creation` and `create`, `deletion` and `delete`, `compression` and `compress` meet.
+  if (w.endsWith('ion') && w.length > 6) return w.slice(0, -3);
+  // `relationship` and `relation`, `membership` and `member`.
+  if (w.endsWith('ship') && w.length > 7) return stripSuffix(w.slice(0, -4));
+  return w;
 }
 
 /** `listing` → `list`, `running` → `run`, `created` → `creat` (both sides get the same stem). */
 function undouble(word: string): string {
   return word.length > 2 && word[word.length - 1] === word[word.length - 2] && !/[lsz]/.test(word[word.length - 1]) ? word.slice(0, -1) : word;
-}
-
-/**
- * Words users and tool authors use for one thing, each group in stemmed form. A query word
- * also finds its group's other words, at a lower weight than the word itself.
- */
-const SYNONYM_GROUPS = [
-  ['folder', 'directory', 'dir'],
-  ['picture', 'image', 'photo', 'img'],
-  ['delet', 'remov', 'eras', 'forget'],
-  ['find', 'search', 'lookup', 'query'],
-  ['creat', 'make', 'add', 'new'],
-  ['renam', 'mov'],
-  ['fetch', 'download', 'retriev', 'get'],
-  ['modify', 'edit', 'updat', 'chang'],
-  ['show', 'list', 'display'],
-  ['messag', 'mail', 'email'],
-].map((words) => words.map(stem));
-const SYNONYMS = new Map<string, string[]>();
-for (const group of SYNONYM_GROUPS) for (const word of group) SYNONYMS.set(word, group.filter((w) => w !== word));
-
-/** Other words for a stemmed word (none for most). */
-export function synonymsOf(term: string): readonly string[] {
-  return SYNONYMS.get(term) ?? [];
 }

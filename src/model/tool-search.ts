@@ -1,6 +1,8 @@
 import type { Tool } from '../protocol/types.js';
 import { PostingList } from './posting-list.js';
-import { synonymsOf, tokenize } from './tokenize.js';
+import { cosine, EmbeddingCache, embedQuery, type EmbedFunction, fuseRankings } from './embedding-rank.js';
+import { queryTerms } from './query-words.js';
+import { tokenize } from './tokenize.js';
 
 /** What the index ranks: a tool under its public name, with its server and its own definition. */
 export interface SearchableTool {
@@ -24,6 +26,20 @@ export type ToolSearchResult = ToolMatch[] & {
   unindexed: string[];
 };
 
+/** Options of `searchTools` (a manager's or a session's). */
+export interface SearchToolsOptions {
+  /** Most matches returned. Default 8. */
+  limit?: number;
+  /** Only tools of these servers. Default: all (of the session). */
+  servers?: string[];
+  /**
+   * The host's embedding model, for a hybrid rank: BM25 and cosine similarity fused by
+   * reciprocal rank. Each tool's vector is made once per function and tool and made again
+   * when the tool changes, so pass the same function each time. Default: BM25 alone.
+   */
+  embed?: EmbedFunction;
+}
+
 export interface SearchOptions<T extends SearchableTool> {
   /** Most matches returned. Default 8. */
   limit?: number;
@@ -38,10 +54,9 @@ export const DEFAULT_SEARCH_LIMIT = 8;
 // BM25 parameters: the usual ones; tool documents are short, so length matters a little less.
 const K1 = 1.2;
 const B = 0.6;
-// Field weights, as repeated term frequency (a simple BM25F): names say most about a tool.
-/** A query word's synonyms count this much of the word itself. */
-const SYNONYM_WEIGHT = 0.5;
-const WEIGHT = { rawName: 3, title: 2, serverName: 1, description: 1, parameter: 1 } as const;
+// Field weights, as repeated term frequency (a simple BM25F): names say most about a tool,
+// a description's first sentence says what it does, the rest mostly how (and its caveats).
+const WEIGHT = { rawName: 3, title: 2, serverName: 1, summary: 1, description: 0.5, parameter: 1, parameterText: 0.5 } as const;
 
 interface Doc<T> {
   entry: T;
@@ -72,6 +87,7 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
   /** Each doc's BM25 length normalisation, K1 · (1 − B + B · length / average); stale after any change. */
   private norms = new Float64Array(0);
   private normsStale = true;
+  private readonly embeddings = new EmbeddingCache();
 
   /** Tools indexed. */
   get size(): number {
@@ -109,12 +125,7 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     const touched = this.touchedScratch;
     let touchedCount = 0;
     const norms = this.currentNorms();
-    const terms = new Map<string, number>();
-    for (const term of tokenize(query)) {
-      terms.set(term, 1);
-      for (const other of synonymsOf(term)) if (!terms.has(other)) terms.set(other, SYNONYM_WEIGHT);
-    }
-    for (const [term, weight] of terms) {
+    for (const [term, weight] of queryTerms(query)) {
       const posting = this.postings.get(term);
       if (!posting) continue;
       const idf = weight * Math.log(1 + (this.count - posting.size + 0.5) / (posting.size + 0.5));
@@ -144,6 +155,36 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     return ranked.map(({ id, score }) => ({ ...this.docs[id]!.entry, score }));
   }
 
+  /**
+   * Like {@link search}, with a host's embedding model beside BM25: the tools' BM25 ranking
+   * and their ranking by cosine similarity to the query are fused by reciprocal rank; an
+   * exact or near-exact name still ranks first. Each tool's vector is made once per embed
+   * function and again only when the tool's text changes. Unlike BM25 alone, every
+   * searchable tool is ranked, so a query sharing no word with any tool still finds some.
+   */
+  async searchHybrid(query: string, embed: EmbedFunction, options: SearchOptions<T> = {}): Promise<(T & { score: number })[]> {
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+    const usable: T[] = [];
+    for (const doc of this.docs) {
+      if (doc && (!options.servers || options.servers.has(doc.entry.server)) && (!options.accept || options.accept(doc.entry))) usable.push(doc.entry);
+    }
+    if (usable.length === 0 || limit <= 0) return [];
+    const [vectors, asked] = await Promise.all([this.embeddings.vectors(embed, usable, !options.servers && !options.accept), embedQuery(embed, query)]);
+    const similar = usable
+      .map((entry, i) => ({ entry, similarity: cosine(asked, vectors[i]) }))
+      .sort((a, b) => b.similarity - a.similarity)
+      .map((s) => s.entry);
+    // Ranked after the wait, as the index stands now; a tool gone meanwhile is left out of both.
+    const lexical = this.search(query, { ...options, limit: usable.length });
+    const present = new Set(lexical.map((t) => t.name));
+    const current = new Set<string>();
+    for (const doc of this.docs) if (doc) current.add(doc.entry.name);
+    const first = new Map<string, number>();
+    for (const [id, tier] of this.nameMatches(query)) first.set(this.docs[id]!.entry.name, tier);
+    for (const name of first.keys()) if (!present.has(name)) first.delete(name);
+    return fuseRankings([lexical, similar.filter((t) => current.has(t.name))], first, limit);
+  }
+
   private add(entry: T): number {
     const terms = new Map<string, number>();
     let length = 0;
@@ -159,8 +200,10 @@ export class ToolSearchIndex<T extends SearchableTool = SearchableTool> {
     put(tool.title, WEIGHT.title);
     put(typeof tool.annotations?.title === 'string' ? tool.annotations.title : undefined, WEIGHT.title);
     put(entry.server, WEIGHT.serverName);
-    put(tool.description, WEIGHT.description);
-    for (const name of parameterNames(tool.inputSchema)) put(name, WEIGHT.parameter);
+    const [summary, rest] = splitSummary(tool.description);
+    put(summary, WEIGHT.summary);
+    put(rest, WEIGHT.description);
+    for (const parameter of parameterWords(tool.inputSchema)) put(parameter.text, parameter.name ? WEIGHT.parameter : WEIGHT.parameterText);
     const keys = [...new Set([nameKey(tool.name), nameKey(entry.name)])];
     const doc: Doc<T> = { entry, length: Math.max(length, 1), terms, keys };
     const id = this.free.pop() ?? this.docs.length;
@@ -263,22 +306,40 @@ function deletions(key: string): string[] {
   return [...out];
 }
 
-/** Property names of an input schema, nested objects and array items included, at most a few hundred. */
-function parameterNames(schema: unknown): string[] {
-  const names: string[] = [];
+/** A description's first sentence, and the rest. */
+function splitSummary(description: string | undefined): [string | undefined, string | undefined] {
+  if (!description) return [undefined, undefined];
+  const end = /[.!?](?:\s|$)|\n\s*\n/.exec(description);
+  return end ? [description.slice(0, end.index + 1), description.slice(end.index + 1)] : [description, undefined];
+}
+
+/** Most parameter texts read from one schema: a hostile schema cannot make indexing slow. */
+const MAX_PARAMETER_TEXTS = 300;
+
+/**
+ * What an input schema says about its parameters, nested objects and array items included:
+ * property names (`name`), and their descriptions and string enum values (a tool that takes
+ * a city out of "Chicago" and "New York" is found by "the weather in Chicago").
+ */
+function parameterWords(schema: unknown): { text: string; name: boolean }[] {
+  const out: { text: string; name: boolean }[] = [];
   const visit = (node: unknown, depth: number) => {
-    if (depth > 4 || names.length > 200 || typeof node !== 'object' || node === null) return;
+    if (depth > 4 || out.length > MAX_PARAMETER_TEXTS || typeof node !== 'object' || node === null) return;
     const record = node as Record<string, unknown>;
+    if (depth > 0 && typeof record.description === 'string') out.push({ text: record.description.slice(0, 500), name: false });
+    if (depth > 0 && Array.isArray(record.enum)) {
+      for (const value of record.enum.slice(0, 50)) if (typeof value === 'string') out.push({ text: value.slice(0, 100), name: false });
+    }
     if (typeof record.properties === 'object' && record.properties !== null) {
       for (const [name, child] of Object.entries(record.properties)) {
-        names.push(name);
+        out.push({ text: name, name: true });
         visit(child, depth + 1);
       }
     }
     if (record.items) visit(record.items, depth + 1);
   };
   visit(schema, 0);
-  return names;
+  return out;
 }
 
 /** Levenshtein distance, giving up (returning `bound + 1`) once it must exceed `bound`. */

@@ -4,9 +4,11 @@ describe('parseCommandLine', () => {
   it('parses each command with its arguments and the global options anywhere', () => {
     expect(parseCommandLine(['tools', '--server', 'a', '--server', 'b', '--json'])).toEqual({
       action: 'run',
-      command: { name: 'tools', servers: ['a', 'b'] },
+      command: { name: 'tools', servers: ['a', 'b'], long: false },
       options: { json: true, verbose: false },
     });
+    expect(parseCommandLine(['tools', '--long'])).toMatchObject({ command: { name: 'tools', long: true } });
+    expect(parseCommandLine(['search', 'read', 'a  file', '--limit', '3', '--server', 'fs'])).toMatchObject({ command: { name: 'search', query: 'read a  file', limit: 3, servers: ['fs'] } });
     expect(parseCommandLine(['--config', 'x.json', 'call', 'mcp__a__b', '{"k":1}', '--timeout', '500', '--cache-dir', 'c'])).toEqual({
       action: 'run',
       command: { name: 'call', tool: 'mcp__a__b', args: '{"k":1}', timeout: 500 },
@@ -31,8 +33,8 @@ describe('parseCommandLine', () => {
   });
 
   it.each([
-    [[], 'no command given; the commands are tools, tool, call, resources, read, status, login, prompts, prompt, serve and daemon'],
-    [['list'], 'unknown command "list"; the commands are tools, tool, call, resources, read, status, login, prompts, prompt, serve and daemon'],
+    [[], 'no command given; the commands are tools, search, tool, call, resources, read, status, login, prompts, prompt, serve and daemon'],
+    [['list'], 'unknown command "list"; the commands are tools, search, tool, call, resources, read, status, login, prompts, prompt, serve and daemon'],
     [['tols'], 'unknown command "tols"; did you mean tools or tool?'],
     [['stauts'], 'unknown command "stauts"; did you mean status?'],
     [['tools', '--verbos'], 'unknown option --verbos; did you mean --verbose?'],

@@ -120,7 +120,7 @@ describe('colour', () => {
     expect(none.stderr).toMatch(/^lazy-mcp: /);
     expect(forced.stderr).toMatch(/^\u001b\[31mlazy-mcp:\u001b\[39m server "echo": no tool named/);
     expect(refused.stderr).toBe(none.stderr);
-    const table = await runCli(['tools', ...echo], { env: { FORCE_COLOR: '1' } });
+    const table = await runCli(['tools', '--long', ...echo], { env: { FORCE_COLOR: '1' } });
     expect(table.stdout).toMatch(/^\u001b\[1mTOOL\s+SERVER\s+DESCRIPTION\u001b\[22m\n/);
   });
 });

@@ -14,8 +14,19 @@ beforeAll(() => {
 afterAll(() => scratch.remove());
 
 describe('tools', () => {
-  it('prints an aligned table of public name, server and first description line', async () => {
+  it('prints one line per tool, name and first sentence, within 80 columns', async () => {
     const run = await runCli(['tools', ...echo]);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(12);
+    expect(lines[0]).toBe('mcp__echo__echo           Echo the text back');
+    // A first sentence too long for the line is cut at a word, with …
+    expect(lines).toContain('mcp__echo__missing_file   Fails with a JSON-RPC error of its own that says…');
+    expect(lines.every((line) => [...line].length <= 80)).toBe(true);
+  });
+
+  it('prints an aligned table of public name, server and first description line with --long', async () => {
+    const run = await runCli(['tools', '--long', ...echo]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^TOOL\s+SERVER\s+DESCRIPTION$/);
@@ -186,6 +197,36 @@ describe('status', () => {
   });
 });
 
+describe('search', () => {
+  it('lists the tools first when none is known, saying so, then prints the best matches one a line', async () => {
+    const run = await runCli(['search', 'add', 'two', 'numbers', ...echo]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('lazy-mcp: listing the tools of echo first (not known yet; --cache-dir DIR keeps them for later runs)\n');
+    expect(run.stdout.split('\n')[0]).toBe('mcp__echo__add  Add two numbers');
+  });
+
+  it('answers from the cache without starting anything, honours --limit, prints JSON, and says when nothing matches', async () => {
+    const cache = ['--cache-dir', join(scratch.path, 'search-cache'), ...echo];
+    expect((await runCli(['tools', ...cache])).code).toBe(0);
+    const warm = await runCli(['search', 'a', 'tool', 'that', 'reports', 'its', 'failure', '--limit', '1', '--verbose', ...cache]);
+    expect(warm).toMatchObject({ code: 0, stdout: 'mcp__echo__fail  A tool that reports its own failure\n' });
+    expect(warm.stderr).not.toMatch(/starting echo|listing the tools/);
+    const json = await runCli(['search', 'mcp__echo__echo', '--json', ...cache]);
+    expect((JSON.parse(json.stdout) as { name: string }[])[0].name).toBe('mcp__echo__echo');
+    const none = await runCli(['search', 'zebra', 'giraffe', ...cache]);
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'lazy-mcp: no tool matches "zebra giraffe"; try other words, or lazy-mcp tools\n' });
+  });
+
+  it.each([
+    [['search'], 'lazy-mcp: "search" needs <words> (see lazy-mcp --help)\n'],
+    [['search', ' '], 'lazy-mcp: "search" needs some words, such as: lazy-mcp search read a file (see lazy-mcp --help)\n'],
+    [['search', 'x', '--limit', '0'], 'lazy-mcp: --limit must be a whole number from 1 to 1000, got "0" (see lazy-mcp --help)\n'],
+    [['tools', '--limit', '3'], 'lazy-mcp: option --limit does not apply to "tools" (see lazy-mcp --help)\n'],
+  ])('%j is a usage error', async (args, stderr) => {
+    expect(await runCli([...args, ...echo])).toMatchObject({ code: 2, stdout: '', stderr });
+  });
+});
+
 describe('--cache-dir', () => {
   it('lets a later run list tools without starting any server', async () => {
     const cache = ['--cache-dir', join(scratch.path, 'cache'), ...echo];
@@ -258,7 +299,7 @@ describe('config and usage errors', () => {
   it('prints help and the version on stdout, exit 0', async () => {
     const [help, version] = await Promise.all([runCli(['--help']), runCli(['--version'])]);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toContain('lazy-mcp call <public-name> [json-args | key=value... | --args-file F] [--timeout MS] [--max-time MS]');
+    expect(help.stdout).toContain('lazy-mcp call <public-name> [json-args | key=value... | --args-file F]\n                [--timeout MS] [--max-time MS] [--json]');
     const { version: expected } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
     expect(version).toMatchObject({ code: 0, stdout: `${expected}\n` });
   });

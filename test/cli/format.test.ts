@@ -1,4 +1,4 @@
-import { describeContent, firstLine, formatBytes, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from '../../src/cli/format.js';
+import { describeContent, firstLine, firstSentence, formatBytes, summaryLines, formatCallResult, formatReadResult, oneLine, table, toolErrorText } from '../../src/cli/format.js';
 import type { ContentBlock, UnknownContentBlock } from '../../src/index.js';
 
 const base64Of = (bytes: number) => Buffer.alloc(bytes).toString('base64');
@@ -7,6 +7,28 @@ describe('table', () => {
   it('pads every column but the last, and cuts lines to a width with …', () => {
     expect(table(['A', 'BB', 'C'], [['long-cell', 'x', 'tail'], ['y', '', '']])).toBe('A          BB  C\nlong-cell  x   tail\ny');
     expect(table(['NAME', 'TEXT'], [['a', 'abcdefghij']], 8)).toBe('NAME  T…\na     a…');
+  });
+});
+
+describe('summaryLines', () => {
+  it('gives one line per name within the width: the first sentence, cut at a word with …', () => {
+    const rows: [string, string | undefined][] = [
+      ['mcp__a__read', 'Read a file from the disk and return its text. Fails on binary files.'],
+      ['mcp__a__x', undefined],
+      ['mcp__a_very_long_name_that_takes_the_line', 'Does a thing'],
+    ];
+    // A name too long for the column keeps its line to itself rather than be cut.
+    expect(summaryLines(rows, 40).split('\n')).toEqual(['mcp__a__read        Read a file from…', 'mcp__a__x', 'mcp__a_very_long_name_that_takes_the_line']);
+    expect(summaryLines(rows, 80).split('\n')[0]).toBe('mcp__a__read                          Read a file from the disk and return its…');
+    expect(summaryLines(rows.slice(0, 1), 80)).toBe('mcp__a__read  Read a file from the disk and return its text.');
+    expect(summaryLines([['n', 'Toggles simulated, random-leveled logging on or off.']], 30)).toBe('n  Toggles simulated…');
+  });
+
+  it('ends a sentence at . ! or ? before a space, not at an abbreviation', () => {
+    expect(firstSentence('Roll dice in NdS+M notation, e.g. "2d6". Then add.')).toBe('Roll dice in NdS+M notation, e.g. "2d6".');
+    expect(firstSentence('Is it? Yes.')).toBe('Is it?');
+    expect(firstSentence('\nVersion 1.2 of the reader\nsecond line')).toBe('Version 1.2 of the reader');
+    expect(firstSentence(undefined)).toBe('');
   });
 });
 

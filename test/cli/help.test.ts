@@ -2,7 +2,7 @@ import { cliPath, runCli, runNode } from './run-cli.js';
 
 // Every command is in `lazy-mcp --help`; every --help goes to stdout with exit 0, even
 // serve's (whose stdout is otherwise the protocol's); a usage error is one line on stderr, exit 2.
-const COMMANDS = ['tools', 'tool', 'call', 'resources', 'read', 'status', 'login', 'prompts', 'prompt', 'serve', 'daemon'];
+const COMMANDS = ['tools', 'search', 'tool', 'call', 'resources', 'read', 'status', 'login', 'prompts', 'prompt', 'serve', 'daemon'];
 
 describe('lazy-mcp --help', () => {
   it('lists every command, serve included', async () => {
@@ -11,6 +11,15 @@ describe('lazy-mcp --help', () => {
     const listed = [...help.stdout.split('Commands:\n')[1].split('\n\n')[0].matchAll(/^ {2}(\S+) {2,}/gm)].map((m) => m[1]);
     expect(listed).toEqual(COMMANDS);
     expect(help.stdout).toContain('lazy-mcp serve');
+  });
+
+  it('has no line wider than 80 columns, in any help text', async () => {
+    const helps = await Promise.all([runCli(['--help']), ...COMMANDS.map((command) => runNode(cliPath, [command, '--help']))]);
+    for (const help of helps) {
+      expect(help.code).toBe(0);
+      const wide = help.stdout.split('\n').filter((line) => [...line].length > 80);
+      expect(wide).toEqual([]);
+    }
   });
 
   it.each(COMMANDS)('%s --help prints on stdout and exits 0', async (command) => {

@@ -103,3 +103,28 @@ describe('searchTools with nothing known yet', () => {
     expect((result.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['mcp__a__add']);
   });
 });
+
+describe('searchTools with a host embedding', () => {
+  it('ranks by the embedding too, for a manager and a session, embedding a tool again only when the server lists it anew', async () => {
+    const { manager } = manage({ mcpServers: { g: fixture('grows-tools.mjs') } });
+    await manager.listTools();
+    const changed = new Promise((resolve) => manager.once('toolsChanged', resolve));
+    await manager.callTool('mcp__g__grow', { name: 'brew', description: 'Makes tea' });
+    await changed;
+    const texts: string[] = [];
+    // Deterministic: "beverage" and "tea" share a dimension, as in a real model.
+    const embed = async (batch: string[]) => {
+      texts.push(...batch);
+      return batch.map((t) => [/tea|beverage/i.test(t) ? 1 : 0, /adds|grow/i.test(t) ? 1 : 0, 0.1]);
+    };
+    expect(await manager.searchTools('a hot beverage')).toEqual([]);
+    const found = await manager.searchTools('a hot beverage', { embed, limit: 1 });
+    expect(found.map((m) => m.name)).toEqual(['mcp__g__brew']);
+    expect(found.nothingIndexed).toBe(false);
+    expect(texts.filter((t) => t !== 'a hot beverage')).toHaveLength(2);
+    texts.length = 0;
+    expect((await manager.session({ servers: ['g'] }).searchTools('a hot beverage', { embed, limit: 1 }))[0].name).toBe('mcp__g__brew');
+    expect(texts).toEqual(['a hot beverage']);
+    await expect(manager.searchTools('tea', { embed: 'model' as never })).rejects.toMatchObject({ code: 'invalid-arguments', message: 'searchTools embed must be a function, got string' });
+  });
+});

@@ -1,6 +1,6 @@
 import { McpError, serverLabel } from '../../errors.js';
 import { cutResult, isOverLimit } from '../../model/result-limits.js';
-import type { McpClient, RequestOptions } from '../../protocol/client.js';
+import type { McpClient } from '../../protocol/client.js';
 import type { RequestFinish } from '../../protocol/engine/pending-requests.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/engine/json-depth.js';
 import type { CallOptions, CallToolResult, HostHandlers, Progress, Tool } from '../../protocol/types.js';
@@ -28,7 +28,10 @@ export interface ToolCallHost {
  * its steps share, where closures would make several; it is also what the request is sent
  * with (its options, who makes it), so nothing else is made per call for that.
  */
-export class ToolCall implements SlotRequest<CallToolResult>, RequestOptions {
+// Not `implements RequestOptions`: that clause goes into the package's .d.ts, where these
+// `T | undefined` fields fail a consumer's exactOptionalPropertyTypes check; where the call
+// is sent as its own options, the compiler checks the shape all the same.
+export class ToolCall implements SlotRequest<CallToolResult> {
   // RequestOptions, filled in when the request is sent.
   timeout: number | undefined = undefined;
   maxTotalTimeout: number | undefined = undefined;

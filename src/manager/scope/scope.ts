@@ -1,6 +1,6 @@
 import { McpError, serverLabel } from '../../errors.js';
 import { shown } from '../../util/check.js';
-import type { ToolSearchResult } from '../../model/tool-search.js';
+import type { SearchToolsOptions, ToolSearchResult } from '../../model/tool-search.js';
 import { loadValidator, validatorLoaded } from '../../protocol/schemas/schema-validator.js';
 import type {
   CallOptions,
@@ -90,11 +90,13 @@ export class Scope {
 
   /**
    * The tools best matching a query, best first (default `limit` 8): BM25 over names, titles,
-   * descriptions and parameter names, an exact or near-exact name first. Answers from the
+   * descriptions and parameters, with everyday words led to tool words ("remember" to
+   * memory, "add 2 and 40" to a sum), an exact or near-exact name first. With `embed`, the
+   * host's embedding model ranks too (see {@link SearchToolsOptions.embed}). Answers from the
    * tools known and the manifest cache; starts nothing: `nothingIndexed` and `unindexed`
    * say which servers it could not see (warm up with `listTools()` once, or a `cacheDir`).
    */
-  searchTools(query: string, options: ServersOption & { limit?: number } = {}): Promise<ToolSearchResult> {
+  searchTools(query: string, options: SearchToolsOptions = {}): Promise<ToolSearchResult> {
     return this.track(NO_OPTIONS, (o) => abortable(this.search(query, options), o.signal, 'searching tools'));
   }
 
@@ -296,12 +298,13 @@ export class Scope {
     return slot.run(call, options, this.pool.tracing && { method: 'tools/call', target: tool });
   }
 
-  private async search(query: string, options: ServersOption & { limit?: number }): Promise<ToolSearchResult> {
-    const { limit } = options;
+  private async search(query: string, options: SearchToolsOptions): Promise<ToolSearchResult> {
+    const { limit, embed } = options;
     if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${shown(query)}`, {});
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
       throw new McpError('invalid-arguments', `searchTools limit must be a positive whole number, got ${shown(limit)}`, {});
     }
+    if (embed !== undefined && typeof embed !== 'function') throw new McpError('invalid-arguments', `searchTools embed must be a function, got ${typeof embed}`, {});
     const { catalog, search } = this.pool;
     const view = narrow(this.pool, this.view, options.servers);
     const slots = enabledSlots(this.pool, view);
@@ -309,7 +312,8 @@ export class Scope {
     // Re-indexes only the servers whose list changed since the last search.
     for (const slot of this.pool.slots.values()) search.update(slot.name, slot.enabled ? catalog.index.toolsOf(slot.name) : undefined);
     const filter = this.filter;
-    const matches = search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
+    const within = { limit, servers: view, accept: filter && ((t: ManagedTool) => filter(t.tool.name)) };
+    const matches = embed ? await search.searchHybrid(query, embed, within) : search.search(query, within);
     const unindexed = slots.filter((slot) => !catalog.index.toolsOf(slot.name)).map((slot) => slot.name);
     // Not enumerable: the answer still reads, compares and serialises as the array of matches.
     return Object.defineProperties(matches, { nothingIndexed: { value: unindexed.length === slots.length }, unindexed: { value: unindexed } }) as ToolSearchResult;
