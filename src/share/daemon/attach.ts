@@ -63,7 +63,7 @@ export async function attachShared(request: AttachRequest, options: SharedOption
     await channel.close();
     throw new McpError('unavailable', `${label}the pool daemon at ${paths.socket} is lazy-mcp ${String(result?.version)}, this client is ${version}; stop it with "lazy-mcp daemon stop"`, { server: request.name });
   }
-  channel.info.pid = result.serverPid;
+  channel.info.pid = result.serverPid > 0 ? result.serverPid : undefined;
   return channel;
 }
 

@@ -1,12 +1,12 @@
 import { McpError } from '../../errors.js';
 import { askingHandlers } from '../../gateway/asking-handlers.js';
-import type { McpClient, RequestOptions } from '../../protocol/client.js';
+import type { RequestOptions } from '../../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine.js';
 import { type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
 import type { RequestId } from '../../transport/channel.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';
 import type { SocketChannel } from './socket-channel.js';
-import { CLOSING_NOTE, STDERR_NOTE, toWire } from './wire.js';
+import { CLOSING_NOTE, STARTED_NOTE, STDERR_NOTE, toWire } from './wire.js';
 
 /** A server's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
@@ -32,7 +32,6 @@ export class DaemonSession implements AttachedSession {
   constructor(
     private readonly channel: SocketChannel,
     private readonly server: SharedServer,
-    private readonly client: McpClient,
     readonly clientPid: number,
     onEnd: (session: DaemonSession) => void,
   ) {
@@ -67,6 +66,10 @@ export class DaemonSession implements AttachedSession {
     this.engine.notify(STDERR_NOTE, { line }).catch(() => undefined);
   }
 
+  started(pid: number): void {
+    this.engine.notify(STARTED_NOTE, { pid }).catch(() => undefined);
+  }
+
   /** Tells the client why, then closes its connection (its calls in flight fail with `reason`). */
   end(reason: McpError): void {
     this.engine
@@ -81,21 +84,25 @@ export class DaemonSession implements AttachedSession {
 
   private register(): void {
     const engine = this.engine;
-    const up = this.client;
+    // The process is started by the first request that needs it: the handshake and the listings the cache knows need none.
+    const up = () => this.server.ready();
     engine.onRequest('initialize', (params) => this.initialize(params));
     engine.onNotification('notifications/initialized', () => void (this.initialized = true));
-    this.relay('ping', (o) => up.ping(o).then(() => ({})));
-    this.relay('tools/list', async () => ({ tools: await this.server.listTools(up) }));
+    this.relay('ping', async (o) => {
+      if (this.server.state === 'ready') await (await up()).ping(o);
+      return {};
+    });
+    this.relay('tools/list', async () => ({ tools: await this.server.listTools() }));
     this.relay('tools/call', (o, p, ctx) => this.callTool(p, o, ctx));
-    this.relay('prompts/list', async (o) => ({ prompts: await up.listPrompts(o) }));
-    this.relay('prompts/get', (o, p) => up.getPrompt(String(p.name), (p.arguments ?? {}) as Record<string, string>, o));
-    this.relay('resources/list', async (o) => ({ resources: await up.listResources(o) }));
-    this.relay('resources/templates/list', async (o) => ({ resourceTemplates: await up.listResourceTemplates(o) }));
-    this.relay('resources/read', (o, p) => up.readResource(String(p.uri), o));
+    this.relay('prompts/list', async (o) => ({ prompts: await this.server.listPrompts(o) }));
+    this.relay('prompts/get', async (o, p) => (await up()).getPrompt(String(p.name), (p.arguments ?? {}) as Record<string, string>, o));
+    this.relay('resources/list', async (o) => ({ resources: await (await up()).listResources(o) }));
+    this.relay('resources/templates/list', async (o) => ({ resourceTemplates: await (await up()).listResourceTemplates(o) }));
+    this.relay('resources/read', async (o, p) => (await up()).readResource(String(p.uri), o));
     this.relay('completion/complete', async (o, p) => ({
-      completion: await up.complete(p.ref as PromptRef | ResourceTemplateRef, p.argument as { name: string; value: string }, p.context as { arguments?: Record<string, string> } | undefined, o),
+      completion: await (await up()).complete(p.ref as PromptRef | ResourceTemplateRef, p.argument as { name: string; value: string }, p.context as { arguments?: Record<string, string> } | undefined, o),
     }));
-    this.relay('logging/setLevel', (o, p) => up.setLogLevel(String(p.level), o).then(() => ({})));
+    this.relay('logging/setLevel', async (o, p) => (await up()).setLogLevel(String(p.level), o).then(() => ({})));
     this.relay('resources/subscribe', async (_o, p) => {
       const uri = String(p.uri);
       if (!this.uris.has(uri)) {
@@ -136,7 +143,8 @@ export class DaemonSession implements AttachedSession {
         : undefined;
     this.callsByArgs.set(args, ctx.id);
     try {
-      return await this.client.callTool(String(params.name), args, { ...options, ...(onProgress ? { onProgress } : {}) });
+      const client = this.server.live ?? (await this.server.ready());
+      return await client.callTool(String(params.name), args, { ...options, ...(onProgress ? { onProgress } : {}) });
     } finally {
       this.callsByArgs.delete(args);
     }
@@ -154,8 +162,8 @@ export class DaemonSession implements AttachedSession {
     const p = (raw ?? {}) as { protocolVersion?: unknown; capabilities?: unknown };
     if (p.capabilities && typeof p.capabilities === 'object') this.declared = p.capabilities as typeof this.declared;
     const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(p.protocolVersion) ? (p.protocolVersion as string) : LATEST_PROTOCOL_VERSION;
-    const up = this.client;
-    return { protocolVersion, capabilities: up.capabilities, serverInfo: up.serverInfo, ...(up.instructions === undefined ? {} : { instructions: up.instructions }) };
+    const { capabilities, serverInfo, instructions } = this.server.description();
+    return { protocolVersion, capabilities, serverInfo, ...(instructions === undefined ? {} : { instructions }) };
   }
 }
 

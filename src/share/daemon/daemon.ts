@@ -4,6 +4,7 @@ import { McpError } from '../../errors.js';
 import type { JsonRpcMessage } from '../../transport/channel.js';
 import { DaemonSession } from './daemon-session.js';
 import { fingerprint } from './fingerprint.js';
+import { DaemonManifests } from './manifests.js';
 import { withLock } from './lock.js';
 import type { DaemonPaths } from './paths.js';
 import { connectSocket } from './probe.js';
@@ -44,6 +45,7 @@ export class PoolDaemon {
   private idleTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private readonly startedAt = Date.now();
+  private readonly manifests: DaemonManifests;
   private ended!: () => void;
   /** Settles once the daemon has stopped (idle, `daemon stop`, or `stop()`). */
   readonly closed = new Promise<void>((resolve) => (this.ended = resolve));
@@ -52,6 +54,7 @@ export class PoolDaemon {
     private readonly listener: Server,
     private readonly options: DaemonOptions,
   ) {
+    this.manifests = new DaemonManifests(options.paths.manifests, (line) => options.log(`manifest cache: ${line}`));
     listener.on('connection', (socket) => this.accept(socket));
     this.armIdle();
   }
@@ -122,6 +125,7 @@ export class PoolDaemon {
       const reason = new McpError('unavailable', `the pool daemon stopped (${why})`, {});
       await Promise.all([...this.servers.values()].map((s) => s.close(reason, STOP_GRACE_MS)));
       await Promise.all([...this.sessions].map((s) => s.close()));
+      await this.manifests.flushed(STOP_GRACE_MS);
       for (const socket of this.sockets) socket.destroy();
       try {
         unlinkSync(this.options.paths.socket);
@@ -171,12 +175,12 @@ export class PoolDaemon {
       const fp = fingerprint(attach.spec);
       server = this.servers.get(fp);
       if (!server) {
-        server = new SharedServer(fp, attach, this.options.idleTimeoutMs, (gone) => this.servers.get(fp) === gone && this.servers.delete(fp), this.options.log);
+        server = new SharedServer(fp, attach, this.options.idleTimeoutMs, (gone) => this.servers.get(fp) === gone && this.servers.delete(fp), this.options.log, this.manifests);
         this.servers.set(fp, server);
       }
-      const client = await server.ready();
+      await server.attachable();
       if (!channel.isOpen) return server.releaseIfUnused(); // the client gave up waiting
-      const session = new DaemonSession(channel, server, client, attach.pid, (s) => this.sessions.delete(s));
+      const session = new DaemonSession(channel, server, attach.pid, (s) => this.sessions.delete(s));
       this.sessions.add(session);
       const result: AttachResult = { version: this.options.version, daemonPid: process.pid, fingerprint: fp, serverPid: server.pid ?? 0 };
       await reply({ result });
@@ -219,6 +223,8 @@ function checkAttach(p: AttachParams): void {
   if (spec.roots !== undefined && !(Array.isArray(spec.roots) && spec.roots.every((r) => typeof r?.uri === 'string'))) fail('spec.roots', spec.roots);
   const caps = spec.capabilities;
   if (typeof caps !== 'object' || caps === null || !['elicitation', 'sampling', 'roots'].every((k) => typeof (caps as unknown as Record<string, unknown>)[k] === 'boolean')) fail('spec.capabilities', caps);
+  const info = spec.clientInfo;
+  if (typeof info !== 'object' || info === null || typeof info.name !== 'string' || typeof info.version !== 'string') fail('spec.clientInfo', info);
   if (p.timeout !== undefined && !(typeof p.timeout === 'number' && p.timeout > 0)) fail('timeout', p.timeout);
   if (p.maxMessageBytes !== undefined && !(Number.isSafeInteger(p.maxMessageBytes) && p.maxMessageBytes > 0)) fail('maxMessageBytes', p.maxMessageBytes);
 }

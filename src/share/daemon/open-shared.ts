@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ResolvedServer } from '../../manager/config.js';
-import type { ConnectOptions } from '../../protocol/client.js';
+import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
 import { safeEnvironment } from '../../transport/child-env.js';
 import { attachShared } from './attach.js';
@@ -29,6 +29,7 @@ export function sharedSpec(config: ResolvedServer, options: ConnectOptions): Sha
       sampling: Boolean(handlers.sampling || named.sampling),
       roots: Boolean(options.roots || handlers.roots || named.roots),
     },
+    clientInfo: { name: (options.clientInfo ?? DEFAULT_CLIENT_INFO).name, version: (options.clientInfo ?? DEFAULT_CLIENT_INFO).version },
   };
 }
 

@@ -30,6 +30,8 @@ export interface DaemonPaths {
   startLock: string;
   bindLock: string;
   log: string;
+  /** The daemon's manifest cache: with the log (in the state dir, unless a runtime dir was given), as it outlives the runtime dir. */
+  manifests: string;
 }
 
 export function daemonPaths(options: SharedOptions, version: string, env: NodeJS.ProcessEnv = process.env): DaemonPaths {
@@ -43,7 +45,8 @@ export function daemonPaths(options: SharedOptions, version: string, env: NodeJS
     throw new McpError('invalid-config', `the pool daemon's socket path ${JSON.stringify(socket)} is longer than ${MAX_SOCKET_PATH} bytes; set LAZY_MCP_RUNTIME_DIR to a shorter folder`, {});
   }
   const log = options.logFile ?? (given ? join(dir, 'daemon.log') : join(defaultStateDir(), 'daemon.log'));
-  return { dir, socket, startLock: join(dir, `pool-${tag}.start.lock`), bindLock: join(dir, `pool-${tag}.bind.lock`), log };
+  const manifests = given ? join(dir, 'manifests') : join(defaultStateDir(), 'daemon-manifests');
+  return { dir, socket, startLock: join(dir, `pool-${tag}.start.lock`), bindLock: join(dir, `pool-${tag}.bind.lock`), log, manifests };
 }
 
 /** The idle time-out from the options or the environment, checked. */

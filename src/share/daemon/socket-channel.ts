@@ -6,7 +6,7 @@ import { ChannelEvents } from '../../transport/channel-events.js';
 import type { FramedMessageWriter } from '../../transport/framed-writer.js';
 import { createMessageIO } from '../../transport/framing.js';
 import { Listeners } from '../../transport/listeners.js';
-import { CLOSING_NOTE, fromWire, RELATED_KEY, STDERR_NOTE } from './wire.js';
+import { CLOSING_NOTE, fromWire, RELATED_KEY, STARTED_NOTE, STDERR_NOTE } from './wire.js';
 
 export interface SocketChannelOptions {
   /** The server this connection is for: labels errors. */
@@ -110,6 +110,11 @@ export class SocketChannel extends ChannelEvents implements Channel {
     if (m.method === STDERR_NOTE) {
       const line = (m.params as { line?: unknown } | undefined)?.line;
       if (typeof line === 'string') this.stderrListeners.fire(line);
+      return;
+    }
+    if (m.method === STARTED_NOTE) {
+      const pid = (m.params as { pid?: unknown } | undefined)?.pid;
+      if (Number.isSafeInteger(pid) && (pid as number) > 0) this.info.pid = pid as number;
       return;
     }
     if (m.method === CLOSING_NOTE) {
