@@ -5,6 +5,7 @@ import type { JsonRpcMessage } from '../../transport/channel.js';
 import { DaemonSession } from './daemon-session.js';
 import { fingerprint } from './fingerprint.js';
 import { DaemonManifests } from './manifests.js';
+import { isSecret, writeSecret } from './secret.js';
 import { withLock } from './lock.js';
 import type { DaemonPaths } from './paths.js';
 import { connectSocket } from './probe.js';
@@ -33,8 +34,9 @@ const STOP_GRACE_MS = 2000;
  * connection for `idleTimeoutMs` it stops everything; `closed` settles then.
  *
  * Who may attach: only processes that can open the socket, which is 0600 in a 0700
- * folder of the user's own (see `securePrivateFolder`). That is the defence: Node has no
- * `SO_PEERCRED` (nor `getpeereid`), so the peer's uid is not checked a second time.
+ * folder of the user's own (see `securePrivateFolder`), and that prove they can read the
+ * daemon's secret, a 0600 file beside it (see secret.ts: it stands for the peer uid
+ * check, which Node cannot make).
  * Sessions never see each other's calls, questions or the servers' environment: status
  * shows fingerprints, never entries.
  */
@@ -53,6 +55,7 @@ export class PoolDaemon {
   private constructor(
     private readonly listener: Server,
     private readonly options: DaemonOptions,
+    private readonly secret: string,
   ) {
     this.manifests = new DaemonManifests(options.paths.manifests, (line) => options.log(`manifest cache: ${line}`));
     listener.on('connection', (socket) => this.accept(socket));
@@ -77,6 +80,8 @@ export class PoolDaemon {
       } catch {
         // No leftover.
       }
+      // Before the socket exists: a client that can connect finds this daemon's secret.
+      const secret = writeSecret(options.paths.secret);
       const listener = createServer();
       const previous = process.umask(0o177);
       try {
@@ -88,7 +93,7 @@ export class PoolDaemon {
         process.umask(previous);
       }
       chmodSync(socket, 0o600);
-      return new PoolDaemon(listener, options);
+      return new PoolDaemon(listener, options, secret);
     });
   }
 
@@ -161,6 +166,10 @@ export class PoolDaemon {
     const params = (m.params ?? {}) as Partial<AttachParams & ControlParams>;
     if (m.id !== HELLO_ID || (m.method !== ATTACH_METHOD && m.method !== CONTROL_METHOD)) {
       return void refuse(new McpError('protocol-error', `the pool daemon expected ${ATTACH_METHOD} first, got ${JSON.stringify(m.method ?? m.id)}`, {})).catch(() => undefined);
+    }
+    if (!isSecret(this.secret, params.secret)) {
+      this.options.log(`refused a connection that did not carry this daemon's secret (${String(m.method)})`);
+      return void refuse(new McpError('unavailable', `the pool daemon refused the connection: it did not carry the daemon's secret (${this.options.paths.secret}), which only this user can read`, {})).catch(() => undefined);
     }
     if (params.wire !== WIRE_VERSION || params.version !== this.options.version) {
       const message = `version mismatch: this pool daemon is lazy-mcp ${this.options.version} (wire ${WIRE_VERSION}), the client is lazy-mcp ${String(params.version)} (wire ${String(params.wire)})`;

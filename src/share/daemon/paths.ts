@@ -30,6 +30,8 @@ export interface DaemonPaths {
   startLock: string;
   bindLock: string;
   log: string;
+  /** The running daemon's secret (see secret.ts). */
+  secret: string;
   /** The daemon's manifest cache: with the log (in the state dir, unless a runtime dir was given), as it outlives the runtime dir. */
   manifests: string;
 }
@@ -46,7 +48,7 @@ export function daemonPaths(options: SharedOptions, version: string, env: NodeJS
   }
   const log = options.logFile ?? (given ? join(dir, 'daemon.log') : join(defaultStateDir(), 'daemon.log'));
   const manifests = given ? join(dir, 'manifests') : join(defaultStateDir(), 'daemon-manifests');
-  return { dir, socket, startLock: join(dir, `pool-${tag}.start.lock`), bindLock: join(dir, `pool-${tag}.bind.lock`), log, manifests };
+  return { dir, socket, startLock: join(dir, `pool-${tag}.start.lock`), bindLock: join(dir, `pool-${tag}.bind.lock`), log, secret: join(dir, `pool-${tag}.secret`), manifests };
 }
 
 /** The idle time-out from the options or the environment, checked. */

@@ -11,7 +11,7 @@ import type { Root } from '../../protocol/types.js';
  */
 
 /** Bumped whenever the bytes on the socket change meaning; part of the socket's name. */
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 export const ATTACH_METHOD = 'lazy-mcp/attach';
 export const CONTROL_METHOD = 'lazy-mcp/control';
 export const HELLO_ID = 'lazy-mcp/hello';
@@ -44,6 +44,8 @@ export interface SharedSpec {
 export interface AttachParams {
   wire: number;
   version: string;
+  /** The daemon's secret, read from its file: proof that the client is the user's (see secret.ts). */
+  secret: string;
   /** The client's pid, for `daemon status`. */
   pid: number;
   /** The client's name for the server (labels the daemon's log and status). */
@@ -65,6 +67,7 @@ export interface AttachResult {
 export interface ControlParams {
   wire: number;
   version: string;
+  secret: string;
   op: 'status' | 'stop';
 }
 
