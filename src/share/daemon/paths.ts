@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { McpError } from '../../errors.js';
@@ -41,7 +42,7 @@ export function daemonPaths(options: SharedOptions, version: string, env: NodeJS
   const xdg = nonEmpty(env.XDG_RUNTIME_DIR);
   const dir = resolve(given ?? (xdg && isAbsolute(xdg) ? join(xdg, 'lazy-mcp') : join(defaultStateDir(), 'daemon')));
   // The version names the socket: two versions never meet on one, each has its own daemon.
-  const tag = `${version.replace(/[^A-Za-z0-9.+-]/g, '_')}-w${WIRE_VERSION}`;
+  const tag = `${versionTag(version)}-w${WIRE_VERSION}`;
   const socket = join(dir, `pool-${tag}.sock`);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new McpError('invalid-config', `the pool daemon's socket path ${JSON.stringify(socket)} is longer than ${MAX_SOCKET_PATH} bytes; set LAZY_MCP_RUNTIME_DIR to a shorter folder`, {});
@@ -78,6 +79,12 @@ export function securePrivateFolder(dir: string): void {
     throw new McpError('unavailable', `the pool daemon's folder ${dir} belongs to user ${stat.uid}, not to this user (${uid}); refusing to use it`, {});
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+/** The version as a file name: two versions never share one (a version with other characters gets a hash of itself). */
+function versionTag(version: string): string {
+  const safe = version.replace(/[^A-Za-z0-9.+-]/g, '_').slice(0, 40);
+  return safe === version ? safe : `${safe}~${createHash('sha256').update(version).digest('hex').slice(0, 8)}`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
