@@ -14,7 +14,7 @@ import type { SharedSpec } from './wire.js';
  * `McpClient` would): so that the fingerprint is the same exactly when the process
  * would be.
  */
-export function sharedSpec(config: ResolvedServer, options: ConnectOptions): SharedSpec {
+export function sharedSpec(config: Pick<ResolvedServer, 'command' | 'args' | 'env' | 'cwd' | 'framing' | 'inheritEnv'>, options: ConnectOptions): SharedSpec {
   const handlers = options.handlers ?? {};
   const named = options.capabilities ?? {};
   return {

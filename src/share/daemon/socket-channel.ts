@@ -42,7 +42,8 @@ export class SocketChannel extends ChannelEvents implements Channel {
     private readonly options: SocketChannelOptions,
   ) {
     super();
-    const info = { transport: 'stdio' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[] };
+    // The daemon speaks both eras, and no process is lost to a probe: the newest goes first.
+    const info = { transport: 'stdio' as const, preferredEra: '2026' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[] };
     this.info = info;
     socket.setNoDelay?.(true);
     const { reader, writer } = createMessageIO('newline', socket, socket, {
