@@ -4,7 +4,7 @@ import { rpcFailure } from '../../gateway/error-map.js';
 import { InputRounds, isInputRequired, PendingCall } from '../../gateway/input-rounds.js';
 import { CLIENT_CAPABILITIES_META_KEY, MRTR_METHODS, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../../protocol/eras/modern.js';
 import type { RequestOptions } from '../../protocol/client.js';
-import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine.js';
+import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
 import { ALL_PROTOCOL_VERSIONS, type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
 import type { RequestId } from '../../transport/channel.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';

@@ -1,6 +1,6 @@
-import type { ManifestEntry } from '../../manager/manifest-cache.js';
-import { ManifestCache } from '../../manager/manifest-cache.js';
-import { describeClient, type ServerDescription } from '../../manager/server-description.js';
+import type { ManifestEntry } from '../../manager/catalog/manifest-cache.js';
+import { ManifestCache } from '../../manager/catalog/manifest-cache.js';
+import { describeClient, type ServerDescription } from '../../manager/catalog/server-description.js';
 import type { McpClient } from '../../protocol/client.js';
 import type { Prompt, Tool } from '../../protocol/types.js';
 

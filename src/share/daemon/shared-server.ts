@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { McpError } from '../../errors.js';
-import { describeClient, type ServerDescription } from '../../manager/server-description.js';
+import { describeClient, type ServerDescription } from '../../manager/catalog/server-description.js';
 import { McpClient } from '../../protocol/client.js';
 import type { CallOptions, LogMessage, Prompt, Tool } from '../../protocol/types.js';
 import type { DaemonManifests, KnownServer } from './manifests.js';
