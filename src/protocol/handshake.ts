@@ -43,7 +43,9 @@ export class Handshake {
     }
     if (wanted === MODERN_PROTOCOL_VERSION) return this.discover(this.engine.defaultTimeout);
     if (wanted !== 'auto') return this.initialize(wanted);
-    const modernFirst = this.options.era === '2026' || (this.options.era === undefined && this.channel.info.transport !== 'stdio');
+    // A channel may know which era its peer prefers (the pool daemon speaks both): that beats the cache's hint.
+    const hint = this.channel.info.preferredEra ?? this.options.era;
+    const modernFirst = hint === '2026' || (hint === undefined && this.channel.info.transport !== 'stdio');
     if (modernFirst) {
       try {
         return await this.discover(Math.min(DISCOVER_PROBE_MS, this.engine.defaultTimeout / 2));

@@ -210,3 +210,8 @@ export function asInputRequired<T extends object>(result: T): T {
   inputRequired.add(result);
   return result;
 }
+
+/** Whether a handler's result was marked with {@link asInputRequired}. */
+export function isInputRequired(result: object): boolean {
+  return inputRequired.has(result);
+}

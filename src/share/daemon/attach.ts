@@ -10,6 +10,7 @@ import { hello } from './hello.js';
 import { withLock } from './lock.js';
 import { type DaemonPaths, daemonPaths, idleTimeout, securePrivateFolder, type SharedOptions } from './paths.js';
 import { connectSocket } from './probe.js';
+import { readSecret } from './secret.js';
 import { SocketChannel } from './socket-channel.js';
 import { ATTACH_METHOD, type AttachParams, type AttachResult, type SharedSpec, WIRE_VERSION } from './wire.js';
 
@@ -49,9 +50,17 @@ export async function attachShared(request: AttachRequest, options: SharedOption
     ...(request.maxMessageBytes === undefined ? {} : { maxMessageBytes: request.maxMessageBytes }),
     lost: () => new McpError('unavailable', `${label}the pool daemon went away; the next call starts a new one`, { server: request.name }),
   });
+  let secret: string;
+  try {
+    secret = readSecret(paths.secret);
+  } catch (error) {
+    await channel.close();
+    throw error;
+  }
   const params: AttachParams = {
     wire: WIRE_VERSION,
     version,
+    secret,
     pid: process.pid,
     name: request.name,
     spec: request.spec,
@@ -63,7 +72,7 @@ export async function attachShared(request: AttachRequest, options: SharedOption
     await channel.close();
     throw new McpError('unavailable', `${label}the pool daemon at ${paths.socket} is lazy-mcp ${String(result?.version)}, this client is ${version}; stop it with "lazy-mcp daemon stop"`, { server: request.name });
   }
-  channel.info.pid = result.serverPid;
+  channel.info.pid = result.serverPid > 0 ? result.serverPid : undefined;
   return channel;
 }
 

@@ -6,6 +6,7 @@ import { hello } from './hello.js';
 import { alive } from './lock.js';
 import { daemonPaths, type SharedOptions } from './paths.js';
 import { connectSocket } from './probe.js';
+import { readSecret } from './secret.js';
 import { SocketChannel } from './socket-channel.js';
 import { CONTROL_METHOD, type ControlParams, type DaemonStatus, WIRE_VERSION } from './wire.js';
 
@@ -51,7 +52,7 @@ async function control<T>(op: ControlParams['op'], options: SharedOptions): Prom
   }
   const channel = new SocketChannel(socket, { lost: () => new McpError('unavailable', 'the pool daemon closed the connection', {}) });
   try {
-    const params: ControlParams = { wire: WIRE_VERSION, version, op };
+    const params: ControlParams = { wire: WIRE_VERSION, version, secret: readSecret(paths.secret), op };
     return await hello<T>(channel, CONTROL_METHOD, params, CONTROL_TIMEOUT_MS);
   } finally {
     await channel.close();

@@ -1,15 +1,36 @@
 import { McpError } from '../../errors.js';
 import { askingHandlers } from '../../gateway/asking-handlers.js';
-import type { McpClient, RequestOptions } from '../../protocol/client.js';
+import { rpcFailure } from '../../protocol/rpc-errors.js';
+import { isInputRequired } from '../../protocol/server.js';
+import { InputRounds, PendingCall } from '../../gateway/input-rounds.js';
+import { CLIENT_CAPABILITIES_META_KEY, MRTR_METHODS, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../../protocol/eras/modern.js';
+import type { RequestOptions } from '../../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
-import { type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
+import { ALL_PROTOCOL_VERSIONS, type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
 import type { RequestId } from '../../transport/channel.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';
 import type { SocketChannel } from './socket-channel.js';
-import { CLOSING_NOTE, STDERR_NOTE, toWire } from './wire.js';
+import { CLOSING_NOTE, STARTED_NOTE, STDERR_NOTE, toWire } from './wire.js';
 
 /** A server's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
+/** 2026 era: how long a call that asked its client (`input_required`) waits for the retry. */
+const INPUT_TIMEOUT_MS = 600_000;
+
+/** 2026 era: what one `subscriptions/listen` asked for and was granted. */
+interface Listen {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  uris: Set<string>;
+}
+
+/** The listen filter member each list change is told under. */
+const LISTEN_FLAG: Record<string, keyof Omit<Listen, 'uris'>> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
 
 /**
  * One client's session of one shared server, on the daemon: the MCP server half over the
@@ -18,6 +39,10 @@ const ASK_TIMEOUT_MS = 3_600_000;
  * server asks about a call (elicitation, sampling, roots) comes back here, and only here;
  * cancellation and progress follow the relayed request. The client keeps its own
  * time-outs: the daemon adds none.
+ *
+ * Both eras are spoken, as the gateway speaks them: `initialize` (legacy), or
+ * `server/discover` and the 2026 envelope on every request, list changes through
+ * `subscriptions/listen`, and a server's questions as `input_required` rounds.
  */
 export class DaemonSession implements AttachedSession {
   readonly engine: RequestEngine;
@@ -28,11 +53,13 @@ export class DaemonSession implements AttachedSession {
   private readonly callsByArgs = new Map<object, RequestId>();
   private readonly uris = new Set<string>();
   private readonly handlers: HostHandlers;
+  /** 2026 era: the open `subscriptions/listen` requests. */
+  private readonly listens = new Map<RequestId, Listen>();
+  private readonly rounds = new InputRounds(INPUT_TIMEOUT_MS);
 
   constructor(
     private readonly channel: SocketChannel,
     private readonly server: SharedServer,
-    private readonly client: McpClient,
     readonly clientPid: number,
     onEnd: (session: DaemonSession) => void,
   ) {
@@ -46,6 +73,9 @@ export class DaemonSession implements AttachedSession {
     };
     this.engine = new RequestEngine(channel, { name: 'pool client', timeout: 60_000 });
     this.engine.onClose(() => {
+      this.rounds.close();
+      for (const listen of this.listens.values()) for (const uri of listen.uris) this.uris.add(uri);
+      this.listens.clear();
       for (const uri of this.uris) void this.server.unsubscribe(uri).catch(() => undefined);
       this.uris.clear();
       this.server.detach(this);
@@ -57,14 +87,25 @@ export class DaemonSession implements AttachedSession {
 
   notify(method: string, params?: Record<string, unknown>): void {
     if (this.initialized) this.engine.notify(method, params).catch(() => undefined);
+    for (const [id, listen] of this.listens) {
+      const flag = LISTEN_FLAG[method];
+      const wanted = flag ? listen[flag] === true : method === 'notifications/resources/updated' && listen.uris.has(String(params?.uri));
+      if (wanted) this.engine.notify(method, { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: id } }, { relatedTo: id }).catch(() => undefined);
+    }
   }
 
   subscribed(uri: string): boolean {
-    return this.uris.has(uri);
+    if (this.uris.has(uri)) return true;
+    for (const listen of this.listens.values()) if (listen.uris.has(uri)) return true;
+    return false;
   }
 
   stderr(line: string): void {
     this.engine.notify(STDERR_NOTE, { line }).catch(() => undefined);
+  }
+
+  started(pid: number): void {
+    this.engine.notify(STARTED_NOTE, { pid }).catch(() => undefined);
   }
 
   /** Tells the client why, then closes its connection (its calls in flight fail with `reason`). */
@@ -81,21 +122,30 @@ export class DaemonSession implements AttachedSession {
 
   private register(): void {
     const engine = this.engine;
-    const up = this.client;
+    // The process is started by the first request that needs it: the handshake and the listings the cache knows need none.
+    const up = () => this.server.ready();
     engine.onRequest('initialize', (params) => this.initialize(params));
     engine.onNotification('notifications/initialized', () => void (this.initialized = true));
-    this.relay('ping', (o) => up.ping(o).then(() => ({})));
-    this.relay('tools/list', async () => ({ tools: await this.server.listTools(up) }));
+    this.relay('server/discover', async () => {
+      const { capabilities, serverInfo, instructions } = this.server.description();
+      return { supportedVersions: [MODERN_PROTOCOL_VERSION], capabilities, serverInfo, ...(instructions === undefined ? {} : { instructions }) };
+    });
+    this.relay('subscriptions/listen', (_o, p, ctx) => this.listen(p, ctx));
+    this.relay('ping', async (o) => {
+      if (this.server.state === 'ready') await (await up()).ping(o);
+      return {};
+    });
+    this.relay('tools/list', async () => ({ tools: await this.server.listTools() }));
     this.relay('tools/call', (o, p, ctx) => this.callTool(p, o, ctx));
-    this.relay('prompts/list', async (o) => ({ prompts: await up.listPrompts(o) }));
-    this.relay('prompts/get', (o, p) => up.getPrompt(String(p.name), (p.arguments ?? {}) as Record<string, string>, o));
-    this.relay('resources/list', async (o) => ({ resources: await up.listResources(o) }));
-    this.relay('resources/templates/list', async (o) => ({ resourceTemplates: await up.listResourceTemplates(o) }));
-    this.relay('resources/read', (o, p) => up.readResource(String(p.uri), o));
+    this.relay('prompts/list', async (o) => ({ prompts: await this.server.listPrompts(o) }));
+    this.relay('prompts/get', async (o, p) => (await up()).getPrompt(String(p.name), (p.arguments ?? {}) as Record<string, string>, o));
+    this.relay('resources/list', async (o) => ({ resources: await (await up()).listResources(o) }));
+    this.relay('resources/templates/list', async (o) => ({ resourceTemplates: await (await up()).listResourceTemplates(o) }));
+    this.relay('resources/read', async (o, p) => (await up()).readResource(String(p.uri), o));
     this.relay('completion/complete', async (o, p) => ({
-      completion: await up.complete(p.ref as PromptRef | ResourceTemplateRef, p.argument as { name: string; value: string }, p.context as { arguments?: Record<string, string> } | undefined, o),
+      completion: await (await up()).complete(p.ref as PromptRef | ResourceTemplateRef, p.argument as { name: string; value: string }, p.context as { arguments?: Record<string, string> } | undefined, o),
     }));
-    this.relay('logging/setLevel', (o, p) => up.setLogLevel(String(p.level), o).then(() => ({})));
+    this.relay('logging/setLevel', async (o, p) => (await up()).setLogLevel(String(p.level), o).then(() => ({})));
     this.relay('resources/subscribe', async (_o, p) => {
       const uri = String(p.uri);
       if (!this.uris.has(uri)) {
@@ -118,13 +168,70 @@ export class DaemonSession implements AttachedSession {
   private relay(method: string, work: (options: RequestOptions, params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<unknown>): void {
     this.engine.onRequest(method, async (raw, ctx) => {
       const params = (raw ?? {}) as Record<string, unknown>;
-      const options: RequestOptions = { signal: ctx.signal, timeout: Infinity, handlers: this.handlers, caller: this };
+      const meta = params._meta as Record<string, unknown> | undefined;
+      const version = meta?.[PROTOCOL_VERSION_META_KEY];
+      if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) {
+        throw rpcFailure(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(version)}`, { supported: [MODERN_PROTOCOL_VERSION], requested: version });
+      }
       try {
-        return await work(options, params, ctx);
+        if (version !== MODERN_PROTOCOL_VERSION) return await work({ signal: ctx.signal, timeout: Infinity, handlers: this.handlers, caller: this }, params, ctx);
+        return this.enveloped((await this.modern(method, params, ctx, work)) as Record<string, unknown>);
       } catch (error) {
         throw asRpc(error);
       }
     });
+  }
+
+  /**
+   * A 2026 request. One that may make the server ask (a call, a prompt, a read) by a
+   * client that declared what may be asked runs as a pending call: the server's questions
+   * become `input_required` rounds, and the client's retry (`requestState`) takes it up.
+   */
+  private modern(method: string, params: Record<string, unknown>, ctx: IncomingRequestContext, work: (options: RequestOptions, params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<unknown>): Promise<unknown> {
+    const meta = params._meta as Record<string, unknown>;
+    const declared = (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as { elicitation?: unknown; sampling?: unknown };
+    const roots = async () => this.server.params.spec.roots ?? [];
+    if (!MRTR_METHODS.has(method) || (params.requestState === undefined && declared.elicitation === undefined && declared.sampling === undefined)) {
+      return work({ signal: ctx.signal, timeout: Infinity, handlers: { ...askingHandlers(() => ({}), () => Promise.reject()), roots }, caller: {} }, params, ctx);
+    }
+    const label = `${method} ${JSON.stringify(params.name ?? params.uri ?? '')}`;
+    if (params.requestState !== undefined) return this.rounds.round(this.rounds.resume(label, params), ctx.signal, undefined);
+    const call = new PendingCall(label, this);
+    const handlers = { ...askingHandlers(() => declared, (m, request, c) => call.ask(m, request, c.signal)), roots };
+    call.start((signal) => work({ signal, timeout: Infinity, handlers, caller: call }, params, ctx) as Promise<Record<string, unknown>>);
+    return this.rounds.round(call, ctx.signal, undefined);
+  }
+
+  /** A 2026 result: its `resultType`, our identity in `_meta`. */
+  private enveloped(result: Record<string, unknown>): Record<string, unknown> {
+    const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.server.description().serverInfo };
+    return { ...result, resultType: isInputRequired(result) ? 'input_required' : 'complete', _meta: meta };
+  }
+
+  /**
+   * 2026 `subscriptions/listen`: grants the list changes asked for and subscribes the
+   * server to the URIs (counted across sessions), acknowledges, and stays open; its
+   * notifications travel related to it until the client cancels it (a new listen
+   * replaces it: what only this one wanted is unsubscribed then).
+   */
+  private async listen(params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> {
+    const wanted = (params.notifications ?? {}) as { toolsListChanged?: unknown; promptsListChanged?: unknown; resourcesListChanged?: unknown; resourceSubscriptions?: unknown };
+    const listen: Listen = { uris: new Set() };
+    for (const flag of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) if (wanted[flag] === true) listen[flag] = true;
+    const uris = Array.isArray(wanted.resourceSubscriptions) ? wanted.resourceSubscriptions.filter((u): u is string => typeof u === 'string') : [];
+    for (const uri of uris) {
+      if (!this.subscribed(uri)) await this.server.subscribe(uri);
+      listen.uris.add(uri);
+    }
+    this.listens.set(ctx.id, listen);
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: ctx.id };
+    const { uris: granted, ...flags } = listen;
+    const notifications = { ...flags, ...(granted.size > 0 ? { resourceSubscriptions: [...granted] } : {}) };
+    this.engine.notify('notifications/subscriptions/acknowledged', { notifications, _meta: meta }, { relatedTo: ctx.id }).catch(() => undefined);
+    await new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener('abort', () => resolve(), { once: true })));
+    this.listens.delete(ctx.id);
+    for (const uri of listen.uris) if (!this.subscribed(uri)) void this.server.unsubscribe(uri).catch(() => undefined);
+    return { _meta: meta };
   }
 
   private async callTool(params: Record<string, unknown>, options: RequestOptions, ctx: IncomingRequestContext): Promise<unknown> {
@@ -136,7 +243,8 @@ export class DaemonSession implements AttachedSession {
         : undefined;
     this.callsByArgs.set(args, ctx.id);
     try {
-      return await this.client.callTool(String(params.name), args, { ...options, ...(onProgress ? { onProgress } : {}) });
+      const client = this.server.live ?? (await this.server.ready());
+      return await client.callTool(String(params.name), args, { ...options, ...(onProgress ? { onProgress } : {}) });
     } finally {
       this.callsByArgs.delete(args);
     }
@@ -154,8 +262,8 @@ export class DaemonSession implements AttachedSession {
     const p = (raw ?? {}) as { protocolVersion?: unknown; capabilities?: unknown };
     if (p.capabilities && typeof p.capabilities === 'object') this.declared = p.capabilities as typeof this.declared;
     const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(p.protocolVersion) ? (p.protocolVersion as string) : LATEST_PROTOCOL_VERSION;
-    const up = this.client;
-    return { protocolVersion, capabilities: up.capabilities, serverInfo: up.serverInfo, ...(up.instructions === undefined ? {} : { instructions: up.instructions }) };
+    const { capabilities, serverInfo, instructions } = this.server.description();
+    return { protocolVersion, capabilities, serverInfo, ...(instructions === undefined ? {} : { instructions }) };
   }
 }
 

@@ -4,6 +4,8 @@ import { McpError } from '../../errors.js';
 import type { JsonRpcMessage } from '../../transport/channel.js';
 import { DaemonSession } from './daemon-session.js';
 import { fingerprint } from './fingerprint.js';
+import { DaemonManifests } from './manifests.js';
+import { isSecret, writeSecret } from './secret.js';
 import { withLock } from './lock.js';
 import type { DaemonPaths } from './paths.js';
 import { connectSocket } from './probe.js';
@@ -32,8 +34,9 @@ const STOP_GRACE_MS = 2000;
  * connection for `idleTimeoutMs` it stops everything; `closed` settles then.
  *
  * Who may attach: only processes that can open the socket, which is 0600 in a 0700
- * folder of the user's own (see `securePrivateFolder`). That is the defence: Node has no
- * `SO_PEERCRED` (nor `getpeereid`), so the peer's uid is not checked a second time.
+ * folder of the user's own (see `securePrivateFolder`), and that prove they can read the
+ * daemon's secret, a 0600 file beside it (see secret.ts: it stands for the peer uid
+ * check, which Node cannot make).
  * Sessions never see each other's calls, questions or the servers' environment: status
  * shows fingerprints, never entries.
  */
@@ -44,6 +47,7 @@ export class PoolDaemon {
   private idleTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private readonly startedAt = Date.now();
+  private readonly manifests: DaemonManifests;
   private ended!: () => void;
   /** Settles once the daemon has stopped (idle, `daemon stop`, or `stop()`). */
   readonly closed = new Promise<void>((resolve) => (this.ended = resolve));
@@ -51,7 +55,9 @@ export class PoolDaemon {
   private constructor(
     private readonly listener: Server,
     private readonly options: DaemonOptions,
+    private readonly secret: string,
   ) {
+    this.manifests = new DaemonManifests(options.paths.manifests, (line) => options.log(`manifest cache: ${line}`));
     listener.on('connection', (socket) => this.accept(socket));
     this.armIdle();
   }
@@ -74,6 +80,8 @@ export class PoolDaemon {
       } catch {
         // No leftover.
       }
+      // Before the socket exists: a client that can connect finds this daemon's secret.
+      const secret = writeSecret(options.paths.secret);
       const listener = createServer();
       const previous = process.umask(0o177);
       try {
@@ -85,7 +93,7 @@ export class PoolDaemon {
         process.umask(previous);
       }
       chmodSync(socket, 0o600);
-      return new PoolDaemon(listener, options);
+      return new PoolDaemon(listener, options, secret);
     });
   }
 
@@ -122,6 +130,7 @@ export class PoolDaemon {
       const reason = new McpError('unavailable', `the pool daemon stopped (${why})`, {});
       await Promise.all([...this.servers.values()].map((s) => s.close(reason, STOP_GRACE_MS)));
       await Promise.all([...this.sessions].map((s) => s.close()));
+      await this.manifests.flushed(STOP_GRACE_MS);
       for (const socket of this.sockets) socket.destroy();
       try {
         unlinkSync(this.options.paths.socket);
@@ -158,6 +167,10 @@ export class PoolDaemon {
     if (m.id !== HELLO_ID || (m.method !== ATTACH_METHOD && m.method !== CONTROL_METHOD)) {
       return void refuse(new McpError('protocol-error', `the pool daemon expected ${ATTACH_METHOD} first, got ${JSON.stringify(m.method ?? m.id)}`, {})).catch(() => undefined);
     }
+    if (!isSecret(this.secret, params.secret)) {
+      this.options.log(`refused a connection that did not carry this daemon's secret (${String(m.method)})`);
+      return void refuse(new McpError('unavailable', `the pool daemon refused the connection: it did not carry the daemon's secret (${this.options.paths.secret}), which only this user can read`, {})).catch(() => undefined);
+    }
     if (params.wire !== WIRE_VERSION || params.version !== this.options.version) {
       const message = `version mismatch: this pool daemon is lazy-mcp ${this.options.version} (wire ${WIRE_VERSION}), the client is lazy-mcp ${String(params.version)} (wire ${String(params.wire)})`;
       this.options.log(message);
@@ -171,12 +184,12 @@ export class PoolDaemon {
       const fp = fingerprint(attach.spec);
       server = this.servers.get(fp);
       if (!server) {
-        server = new SharedServer(fp, attach, this.options.idleTimeoutMs, (gone) => this.servers.get(fp) === gone && this.servers.delete(fp), this.options.log);
+        server = new SharedServer(fp, attach, this.options.idleTimeoutMs, (gone) => this.servers.get(fp) === gone && this.servers.delete(fp), this.options.log, this.manifests);
         this.servers.set(fp, server);
       }
-      const client = await server.ready();
+      await server.attachable();
       if (!channel.isOpen) return server.releaseIfUnused(); // the client gave up waiting
-      const session = new DaemonSession(channel, server, client, attach.pid, (s) => this.sessions.delete(s));
+      const session = new DaemonSession(channel, server, attach.pid, (s) => this.sessions.delete(s));
       this.sessions.add(session);
       const result: AttachResult = { version: this.options.version, daemonPid: process.pid, fingerprint: fp, serverPid: server.pid ?? 0 };
       await reply({ result });
@@ -219,6 +232,8 @@ function checkAttach(p: AttachParams): void {
   if (spec.roots !== undefined && !(Array.isArray(spec.roots) && spec.roots.every((r) => typeof r?.uri === 'string'))) fail('spec.roots', spec.roots);
   const caps = spec.capabilities;
   if (typeof caps !== 'object' || caps === null || !['elicitation', 'sampling', 'roots'].every((k) => typeof (caps as unknown as Record<string, unknown>)[k] === 'boolean')) fail('spec.capabilities', caps);
+  const info = spec.clientInfo;
+  if (typeof info !== 'object' || info === null || typeof info.name !== 'string' || typeof info.version !== 'string') fail('spec.clientInfo', info);
   if (p.timeout !== undefined && !(typeof p.timeout === 'number' && p.timeout > 0)) fail('timeout', p.timeout);
   if (p.maxMessageBytes !== undefined && !(Number.isSafeInteger(p.maxMessageBytes) && p.maxMessageBytes > 0)) fail('maxMessageBytes', p.maxMessageBytes);
 }

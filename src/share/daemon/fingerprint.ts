@@ -3,8 +3,8 @@ import type { SharedSpec } from './wire.js';
 
 /**
  * The server fingerprint: two clients share a process exactly when their entries are the
- * same after expansion (command, args, the whole environment, cwd, framing, roots and the
- * declared capabilities). Key order does not matter; anything else does.
+ * same after expansion (command, args, the whole environment, cwd, framing, roots, the
+ * declared capabilities and the client's `clientInfo`). Key order does not matter; anything else does.
  */
 export function fingerprint(spec: SharedSpec): string {
   const canonical = JSON.stringify([
@@ -15,6 +15,7 @@ export function fingerprint(spec: SharedSpec): string {
     spec.framing,
     spec.roots?.map((r) => [r.uri, r.name ?? null]) ?? null,
     [spec.capabilities.elicitation, spec.capabilities.sampling, spec.capabilities.roots],
+    [spec.clientInfo.name, spec.clientInfo.version],
   ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ConnectOptions } from '../../protocol/client.js';
+import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../../protocol/client.js';
 import type { StdioServerConfig } from '../../protocol/server-config.js';
 import type { Channel } from '../../transport/channel.js';
 import { safeEnvironment } from '../../transport/stdio/child-env.js';
@@ -14,7 +14,7 @@ import type { SharedSpec } from './wire.js';
  * `McpClient` would): so that the fingerprint is the same exactly when the process
  * would be.
  */
-export function sharedSpec(config: StdioServerConfig, options: ConnectOptions): SharedSpec {
+export function sharedSpec(config: Pick<StdioServerConfig, 'command' | 'args' | 'env' | 'cwd' | 'framing' | 'inheritEnv'>, options: ConnectOptions): SharedSpec {
   const handlers = options.handlers ?? {};
   const named = options.capabilities ?? {};
   return {
@@ -29,6 +29,7 @@ export function sharedSpec(config: StdioServerConfig, options: ConnectOptions): 
       sampling: Boolean(handlers.sampling || named.sampling),
       roots: Boolean(options.roots || handlers.roots || named.roots),
     },
+    clientInfo: { name: (options.clientInfo ?? DEFAULT_CLIENT_INFO).name, version: (options.clientInfo ?? DEFAULT_CLIENT_INFO).version },
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { McpError } from '../../errors.js';
@@ -30,6 +31,10 @@ export interface DaemonPaths {
   startLock: string;
   bindLock: string;
   log: string;
+  /** The running daemon's secret (see secret.ts). */
+  secret: string;
+  /** The daemon's manifest cache: with the log (in the state dir, unless a runtime dir was given), as it outlives the runtime dir. */
+  manifests: string;
 }
 
 export function daemonPaths(options: SharedOptions, version: string, env: NodeJS.ProcessEnv = process.env): DaemonPaths {
@@ -37,13 +42,14 @@ export function daemonPaths(options: SharedOptions, version: string, env: NodeJS
   const xdg = nonEmpty(env.XDG_RUNTIME_DIR);
   const dir = resolve(given ?? (xdg && isAbsolute(xdg) ? join(xdg, 'lazy-mcp') : join(defaultStateDir(), 'daemon')));
   // The version names the socket: two versions never meet on one, each has its own daemon.
-  const tag = `${version.replace(/[^A-Za-z0-9.+-]/g, '_')}-w${WIRE_VERSION}`;
+  const tag = `${versionTag(version)}-w${WIRE_VERSION}`;
   const socket = join(dir, `pool-${tag}.sock`);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new McpError('invalid-config', `the pool daemon's socket path ${JSON.stringify(socket)} is longer than ${MAX_SOCKET_PATH} bytes; set LAZY_MCP_RUNTIME_DIR to a shorter folder`, {});
   }
   const log = options.logFile ?? (given ? join(dir, 'daemon.log') : join(defaultStateDir(), 'daemon.log'));
-  return { dir, socket, startLock: join(dir, `pool-${tag}.start.lock`), bindLock: join(dir, `pool-${tag}.bind.lock`), log };
+  const manifests = given ? join(dir, 'manifests') : join(defaultStateDir(), 'daemon-manifests');
+  return { dir, socket, startLock: join(dir, `pool-${tag}.start.lock`), bindLock: join(dir, `pool-${tag}.bind.lock`), log, secret: join(dir, `pool-${tag}.secret`), manifests };
 }
 
 /** The idle time-out from the options or the environment, checked. */
@@ -73,6 +79,12 @@ export function securePrivateFolder(dir: string): void {
     throw new McpError('unavailable', `the pool daemon's folder ${dir} belongs to user ${stat.uid}, not to this user (${uid}); refusing to use it`, {});
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+/** The version as a file name: two versions never share one (a version with other characters gets a hash of itself). */
+function versionTag(version: string): string {
+  const safe = version.replace(/[^A-Za-z0-9.+-]/g, '_').slice(0, 40);
+  return safe === version ? safe : `${safe}~${createHash('sha256').update(version).digest('hex').slice(0, 8)}`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { McpError } from '../../errors.js';
+import { describeClient, type ServerDescription } from '../../manager/catalog/server-description.js';
 import { McpClient } from '../../protocol/client.js';
-import type { LogMessage, Tool } from '../../protocol/types.js';
+import type { CallOptions, LogMessage, Prompt, Tool } from '../../protocol/types.js';
+import type { DaemonManifests, KnownServer } from './manifests.js';
 import type { AttachParams } from './wire.js';
 
 /** What a shared server needs of each session attached to it. */
@@ -11,17 +13,25 @@ export interface AttachedSession {
   /** Whether the session subscribed to `uri`. */
   subscribed(uri: string): boolean;
   stderr(line: string): void;
+  /** The server process started (the session may have been served from the manifest cache until now). */
+  started(pid: number): void;
   /** The server is gone: the session ends with `reason`. */
   end(reason: McpError): void;
 }
 
-export type SharedState = 'starting' | 'ready' | 'closed';
+/** `idle`: no process (a session is served from the manifest cache until it needs one). */
+export type SharedState = 'idle' | 'starting' | 'ready' | 'closed';
 
 /**
  * One server process of the daemon, shared by every session whose entry has its
  * fingerprint: started once (single flight), its notifications told to every session,
  * its resource subscriptions counted across sessions. With no session left it lingers for
  * `lingerMs`, then stops; when it exits, every session attached to it ends.
+ *
+ * A fingerprint the daemon's manifest cache knows is not started for a session's
+ * handshake or listings: they are answered from the cache until a request needs the
+ * process. Once started, its listings are made again, and a change is told to every
+ * session (`list_changed`), so a stale entry lives until the first real use at most.
  */
 export class SharedServer {
   private client: McpClient | undefined;
@@ -31,7 +41,10 @@ export class SharedServer {
   private linger: NodeJS.Timeout | undefined;
   private tools: Promise<Tool[]> | undefined;
   private closing: Promise<void> | undefined;
-  state: SharedState = 'starting';
+  /** What the manifest cache holds of this fingerprint, kept in step with live listings. */
+  private known: KnownServer | undefined;
+  private loading: Promise<void> | undefined;
+  state: SharedState = 'idle';
   readonly startedAt = new Date();
 
   constructor(
@@ -40,6 +53,7 @@ export class SharedServer {
     private readonly lingerMs: number,
     private readonly onGone: (server: SharedServer) => void,
     private readonly log: (line: string) => void,
+    private readonly manifests?: DaemonManifests,
   ) {}
 
   get name(): string {
@@ -55,12 +69,37 @@ export class SharedServer {
     return this.sessions.size;
   }
 
+  /** The running client, if it runs: a relay takes it without waiting a turn. */
+  get live(): McpClient | undefined {
+    return this.client;
+  }
+
   /** The running client, starting the server first if it must (once, however many ask). */
   ready(): Promise<McpClient> {
     if (this.state === 'closed') return Promise.reject(new McpError('unavailable', `server "${this.name}": the shared server is stopping`, { server: this.name }));
     if (this.client) return Promise.resolve(this.client);
     this.starting ??= this.start();
     return this.starting;
+  }
+
+  /**
+   * Ready to serve a new session: a running server, or one the manifest cache knows (then
+   * nothing is started); else it is started now.
+   */
+  async attachable(): Promise<void> {
+    this.loading ??= this.manifests
+      ? this.manifests.load(this.fingerprint).then((known) => void (this.known ??= known))
+      : Promise.resolve();
+    await this.loading;
+    if (this.client || (this.known && this.state !== 'closed')) return;
+    await this.ready();
+  }
+
+  /** What the server says about itself: live when it runs, else from the manifest cache. */
+  description(): ServerDescription {
+    if (this.client) return describeClient(this.client);
+    if (this.known) return this.known.description;
+    throw new McpError('unavailable', `server "${this.name}": the shared server is not running`, { server: this.name });
   }
 
   attach(session: AttachedSession): void {
@@ -86,12 +125,48 @@ export class SharedServer {
    * The server's tools, listed once for every session until it says they changed: a new
    * session's listing of a running server costs the server nothing.
    */
-  listTools(client: McpClient): Promise<Tool[]> {
-    const listing = (this.tools ??= client.listTools({ timeout: Infinity }));
+  listTools(): Promise<Tool[]> {
+    if (!this.client && this.known) return Promise.resolve(this.known.tools);
+    const listing = (this.tools ??= this.ready().then(async (client) => {
+      const tools = await client.listTools({ timeout: Infinity });
+      this.remember(client, { tools });
+      return tools;
+    }));
     listing.catch(() => {
       if (this.tools === listing) this.tools = undefined;
     });
     return listing;
+  }
+
+  /** The server's prompts: from the manifest cache while it does not run (when they were listed), else live. */
+  async listPrompts(options: CallOptions): Promise<Prompt[]> {
+    if (!this.client && this.known?.prompts) return this.known.prompts;
+    const client = await this.ready();
+    const prompts = await client.listPrompts(options);
+    this.remember(client, { prompts });
+    return prompts;
+  }
+
+  /** Keeps a live listing in the manifest cache (written once it holds the tools). */
+  private remember(client: McpClient, listed: { tools?: Tool[]; prompts?: Prompt[] }): void {
+    const tools = listed.tools ?? this.known?.tools;
+    const prompts = listed.prompts ?? this.known?.prompts;
+    if (!tools) return;
+    this.known = { description: describeClient(client), tools, ...(prompts ? { prompts } : {}) };
+    this.manifests?.save(this.fingerprint, client, this.known);
+  }
+
+  /**
+   * After a start, what sessions were told from the cache is checked: the listings are
+   * made again and a difference is told to every session as its list_changed.
+   */
+  private async revalidate(client: McpClient, known: KnownServer): Promise<void> {
+    const tools = await this.listTools();
+    if (JSON.stringify(tools) !== JSON.stringify(known.tools)) this.each((s) => s.notify('notifications/tools/list_changed'));
+    if (!known.prompts || !client.capabilities.prompts) return;
+    const prompts = await client.listPrompts({ timeout: Infinity });
+    this.remember(client, { prompts });
+    if (JSON.stringify(prompts) !== JSON.stringify(known.prompts)) this.each((s) => s.notify('notifications/prompts/list_changed'));
   }
 
   /** Subscribes the server to `uri` for the first session that wants it. */
@@ -141,12 +216,16 @@ export class SharedServer {
   private async start(): Promise<McpClient> {
     const { spec, name, timeout, maxMessageBytes } = this.params;
     const began = Date.now();
+    this.state = 'starting';
+    const known = this.known;
     let client: McpClient;
     try {
       client = await McpClient.connect(
         { command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, framing: spec.framing, ...(timeout === undefined ? {} : { timeout }) },
         {
           name,
+          clientInfo: spec.clientInfo,
+          ...(known ? { era: known.description.era } : {}),
           ...(spec.roots ? { roots: spec.roots } : {}),
           capabilities: spec.capabilities,
           ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
@@ -169,13 +248,15 @@ export class SharedServer {
       void this.close(error instanceof McpError ? error : undefined);
       throw error;
     }
-    if (this.state === 'closed') {
+    if ((this.state as SharedState) === 'closed') {
       await client.close();
       throw new McpError('unavailable', `server "${name}": the pool daemon is stopping`, { server: name });
     }
     this.client = client;
     this.state = 'ready';
     this.log(`started ${name} (${this.fingerprint}) pid ${client.pid} in ${Date.now() - began} ms`);
+    this.each((s) => s.started(client.pid));
+    if (known) void this.revalidate(client, known).catch((error: unknown) => this.log(`listing ${name} (${this.fingerprint}) again after its start failed: ${(error as Error).message}`));
     client.once('close', (reason: McpError) => {
       if (this.state === 'closed') return;
       this.log(`${name} (${this.fingerprint}) ended: ${reason.message}`);

@@ -6,7 +6,7 @@ import { ChannelEvents } from '../../transport/channel-events.js';
 import type { FramedMessageWriter } from '../../transport/framing/framed-writer.js';
 import { createMessageIO } from '../../transport/framing/framing.js';
 import { Listeners } from '../../util/listeners.js';
-import { CLOSING_NOTE, fromWire, RELATED_KEY, STDERR_NOTE } from './wire.js';
+import { CLOSING_NOTE, fromWire, RELATED_KEY, STARTED_NOTE, STDERR_NOTE } from './wire.js';
 
 export interface SocketChannelOptions {
   /** The server this connection is for: labels errors. */
@@ -42,7 +42,8 @@ export class SocketChannel extends ChannelEvents implements Channel {
     private readonly options: SocketChannelOptions,
   ) {
     super();
-    const info = { transport: 'stdio' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[], singleRequest: false };
+    // The daemon speaks both eras, and no process is lost to a probe: the newest goes first.
+    const info = { transport: 'stdio' as const, preferredEra: '2026' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[], singleRequest: false };
     this.info = info;
     socket.setNoDelay?.(true);
     const { reader, writer } = createMessageIO('newline', socket, socket, {
@@ -114,6 +115,11 @@ export class SocketChannel extends ChannelEvents implements Channel {
     if (m.method === STDERR_NOTE) {
       const line = (m.params as { line?: unknown } | undefined)?.line;
       if (typeof line === 'string') this.stderrListeners.fire(line);
+      return;
+    }
+    if (m.method === STARTED_NOTE) {
+      const pid = (m.params as { pid?: unknown } | undefined)?.pid;
+      if (Number.isSafeInteger(pid) && (pid as number) > 0) this.info.pid = pid as number;
       return;
     }
     if (m.method === CLOSING_NOTE) {

@@ -7,16 +7,18 @@ import type { Root } from '../../protocol/types.js';
  * id is a string so that it never meets the MCP session's numeric ids; after the answer
  * the socket carries plain MCP, newline-framed as on stdio, plus three additions:
  * a message may carry {@link RELATED_KEY} (the request it is about, as HTTP streams tell
- * it), and the daemon sends {@link STDERR_NOTE} lines and one {@link CLOSING_NOTE}.
+ * it), and the daemon sends {@link STDERR_NOTE} lines, {@link STARTED_NOTE} and one {@link CLOSING_NOTE}.
  */
 
 /** Bumped whenever the bytes on the socket change meaning; part of the socket's name. */
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 export const ATTACH_METHOD = 'lazy-mcp/attach';
 export const CONTROL_METHOD = 'lazy-mcp/control';
 export const HELLO_ID = 'lazy-mcp/hello';
 /** One stderr line of the shared server: `{ line }`. */
 export const STDERR_NOTE = 'notifications/lazy-mcp/stderr';
+/** The shared server's process started (after the attach, which the manifest cache answered): `{ pid }`. */
+export const STARTED_NOTE = 'notifications/lazy-mcp/started';
 /** Why the daemon ends this connection (the server exited, the daemon stops): `{ error }`. */
 export const CLOSING_NOTE = 'notifications/lazy-mcp/closing';
 /** Top-level member naming the request a message is about (a server's question about a call). */
@@ -34,12 +36,16 @@ export interface SharedSpec {
   roots?: Root[];
   /** What the client may be asked (declared to the server). */
   capabilities: { elicitation: boolean; sampling: boolean; roots: boolean };
+  /** What the client calls itself (`initialize`'s `clientInfo`): a server may list other tools to another client. */
+  clientInfo: { name: string; version: string };
 }
 
 /** The attach request: who asks, for which server. */
 export interface AttachParams {
   wire: number;
   version: string;
+  /** The daemon's secret, read from its file: proof that the client is the user's (see secret.ts). */
+  secret: string;
   /** The client's pid, for `daemon status`. */
   pid: number;
   /** The client's name for the server (labels the daemon's log and status). */
@@ -54,12 +60,14 @@ export interface AttachResult {
   version: string;
   daemonPid: number;
   fingerprint: string;
+  /** 0 while the server does not run (the manifest cache answers); {@link STARTED_NOTE} tells it later. */
   serverPid: number;
 }
 
 export interface ControlParams {
   wire: number;
   version: string;
+  secret: string;
   op: 'status' | 'stop';
 }
 

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { daemonStatus } from '../../../src/share/daemon/control.js';
 import { hello } from '../../../src/share/daemon/hello.js';
 import { daemonPaths } from '../../../src/share/daemon/paths.js';
+import { readSecret } from '../../../src/share/daemon/secret.js';
 import { SocketChannel } from '../../../src/share/daemon/socket-channel.js';
 import { ATTACH_METHOD, WIRE_VERSION } from '../../../src/share/daemon/wire.js';
 import { McpError } from '../../../src/errors.js';
@@ -114,7 +115,8 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     // A client of another version on this version's socket (as a hand-made attach would be).
     const socket = connect(daemonPaths(shared, (await daemonStatus(shared))!.version).socket);
     const channel = new SocketChannel(socket, { lost: () => new McpError('unavailable', 'gone') });
-    const params = { wire: WIRE_VERSION, version: '9.9.9', pid: process.pid, name: 'e', spec: {} };
+    const secret = readSecret(daemonPaths(shared, (await daemonStatus(shared))!.version).secret);
+    const params = { wire: WIRE_VERSION, version: '9.9.9', secret, pid: process.pid, name: 'e', spec: {} };
     const refused = await hello(channel, ATTACH_METHOD, params, 5000).then(() => undefined, (e: unknown) => e);
     expect(refused).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/version mismatch: this pool daemon is lazy-mcp 0\.1\.0 .*client is lazy-mcp 9\.9\.9/) });
   });
@@ -136,7 +138,8 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     await manager.callTool('mcp__e__echo', { text: 'x' });
     const version = (await daemonStatus(shared))!.version;
     const channel = new SocketChannel(connect(daemonPaths(shared, version).socket), { lost: () => new McpError('unavailable', 'gone') });
-    const params = { wire: WIRE_VERSION, version, pid: process.pid, name: 'e', spec: { command: 'x', args: 'not a list' } };
+    const secret = readSecret(daemonPaths(shared, version).secret);
+    const params = { wire: WIRE_VERSION, version, secret, pid: process.pid, name: 'e', spec: { command: 'x', args: 'not a list' } };
     const refused = await hello(channel, ATTACH_METHOD, params, 5000).then(() => undefined, (e: unknown) => e);
     expect(refused).toMatchObject({ code: 'invalid-config', message: expect.stringContaining('spec.args') });
     expect(textOf(await manager.callTool('mcp__e__echo', { text: 'still' }))).toBe('still');
