@@ -45,9 +45,11 @@ import type { ManagedTool, ToolIndex } from './tool-index.js';
 import { Tracing } from './tracing.js';
 import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
-import type { Channel } from '../transport/channel.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
-import type { ResolvedServer } from './config.js';
+import type { ClusterOptions } from '../share/cluster/options.js';
+import type { ClusterEvent, ClusterMember } from '../share/cluster/member.js';
+import { clusterPlacement, daemonPlacement, type Placement } from './placement.js';
+import type { ManifestStore } from './manifest-store.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -99,6 +101,13 @@ export interface ManagerOptions {
    * daemon's options. Remote servers are unaffected. Default: off.
    */
   shared?: boolean | SharedOptions;
+  /**
+   * Join a cluster: every manager naming the same Redis forms one pool, each stdio server
+   * running once on the member that owns it; listings, era verdicts and OAuth tokens
+   * (encrypted with a key of `secret`) shared in Redis. See `ClusterOptions`. The member
+   * joins on first need; its code (and the Redis client) load only then. Default: off.
+   */
+  cluster?: ClusterOptions;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -171,6 +180,10 @@ export class McpServerManager extends EventEmitter {
   private reloading: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
   private readonly auth: PoolAuth;
+  /** Where stdio servers run when not in this process (the pool daemon, the cluster). */
+  private readonly placement: Placement | undefined;
+  /** This manager as a cluster member, once joined (see {@link clusterMember}). */
+  private member: Promise<ClusterMember> | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -220,7 +233,12 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
-    this.auth = new PoolAuth(options);
+    this.placement = options.cluster
+      ? clusterPlacement(() => this.clusterMember()!)
+      : options.shared
+        ? daemonPlacement(options.shared === true ? {} : options.shared)
+        : undefined;
+    this.auth = new PoolAuth(options.cluster && !options.tokenStore ? { ...options, tokenStore: this.clusterStores().tokens } : options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
     for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     const filters = filtersOf(entries);
@@ -241,6 +259,7 @@ export class McpServerManager extends EventEmitter {
         onStale: (server, listing, error) =>
           this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
         handshake: ManifestCache.handshakeKey(options.clientInfo ?? DEFAULT_CLIENT_INFO, Object.keys(this.router.connectionHandlers())),
+        ...(options.cluster ? { store: this.clusterStores().manifests } : {}),
       },
     );
     this.index = this.catalog.index;
@@ -432,7 +451,10 @@ export class McpServerManager extends EventEmitter {
    * one at a time, in call order. Emits `configChanged`.
    */
   reload(config: unknown): Promise<ReloadReport> {
-    return this.enqueue(() => parseConfig(config));
+    const report = this.enqueue(() => parseConfig(config));
+    // In a cluster every member applies it (each expanding its own environment).
+    if (this.options.cluster && !this.fromCluster) void report.then(() => this.member?.then((m) => m.publish({ type: 'reload', config, from: m.id })), () => undefined);
+    return report;
   }
 
   private enqueue(parse: () => ServerEntry[]): Promise<ReloadReport> {
@@ -489,6 +511,8 @@ export class McpServerManager extends EventEmitter {
       const grace = this.options.shutdownGraceMs ?? 2000;
       const slots = [...this.slots.values(), ...this.retiring];
       await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      // Leaving the cluster stops the servers this member owns (peers re-place them at once).
+      await this.member?.then((m) => m.close(), () => undefined);
       // Then the cache writes queued by now (a listing that landed during the stop among
       // them) get at most a second more, so a manager made next finds them.
       await this.catalog.flushed(Math.min(grace, 1000));
@@ -871,12 +895,17 @@ export class McpServerManager extends EventEmitter {
             if (!current()) return;
             this.catalog.changed(this.slot(server));
             this.emit('toolsChanged', { server });
+            this.tellCluster({ type: 'tools', server });
           },
           promptsChanged: () => {
             this.catalog.promptsChanged(this.slot(server));
             this.emit('promptsChanged', { server });
+            this.tellCluster({ type: 'prompts', server });
           },
-          resourcesChanged: () => this.emit('resourcesChanged', { server }),
+          resourcesChanged: () => {
+            this.emit('resourcesChanged', { server });
+            this.tellCluster({ type: 'resources', server });
+          },
           resourceUpdated: (uri) => this.subscriptions.updated(server, uri),
         },
       }),
@@ -901,16 +930,76 @@ export class McpServerManager extends EventEmitter {
         const entry = this.slot(server).entry;
         return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
       },
-      ...(this.options.shared ? { share: (server, config, options, signal) => this.share(server, config, options, signal) } : {}),
+      ...(this.placement ? { placement: this.placement } : {}),
     };
   }
 
-  /** A stdio server's channel through the pool daemon; its code loads on the first shared start. */
-  private async share(server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel> {
-    const { openShared } = await import('../share/daemon/open-shared.js');
-    const shared = this.options.shared === true || this.options.shared === undefined || this.options.shared === false ? {} : this.options.shared;
-    return openShared(server, config, options, shared, signal);
+  // --- cluster hooks (see src/share/cluster/) ---
+
+  /**
+   * This manager as a member of its cluster (`cluster` option), joining on the first call:
+   * Redis connected, the internal endpoint served, the heartbeat started. Undefined without
+   * `cluster`. A gateway serving HTTP takes the member's endpoint and routing from here.
+   */
+  clusterMember(): Promise<ClusterMember> | undefined {
+    const options = this.options.cluster;
+    if (!options) return undefined;
+    this.member ??= (async () => {
+      const [{ ClusterMember }, { resolveCluster }] = await Promise.all([import('../share/cluster/member.js'), import('../share/cluster/options.js')]);
+      return ClusterMember.start(resolveCluster(options), {
+        servers: () =>
+          [...this.slots.values()].flatMap((slot) => (slot.entry.kind === 'stdio' ? [{ name: slot.name, config: slot.entry.config, options: this.slotHost(() => true, this.recorder(slot.name)).connectOptions(slot.name) }] : [])),
+        remote: (event) => this.heardFromCluster(event),
+        log: (message) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: message }),
+      });
+    })();
+    return this.member;
   }
+
+  /** The shared stores, usable before the member has joined: each call waits for it. */
+  private clusterStores(): { manifests: ManifestStore; tokens: TokenStore } {
+    const member = () => this.clusterMember()!;
+    return {
+      manifests: {
+        load: (server, key) => member().then((m) => m.manifests.load(server, key), () => undefined),
+        save: (...args) => void member().then((m) => m.manifests.save(...args), () => undefined),
+        invalidate: (server) => void member().then((m) => m.manifests.invalidate(server), () => undefined),
+        flushed: (ms) => (this.member ? this.member.then((m) => m.manifests.flushed(ms), () => undefined) : Promise.resolve()),
+      },
+      tokens: {
+        get: (key) => member().then((m) => m.tokens.get(key)),
+        set: (key, value) => member().then((m) => m.tokens.set(key, value)),
+        delete: (key) => member().then((m) => m.tokens.delete(key)),
+      },
+    };
+  }
+
+  private tellCluster(event: { type: 'tools' | 'prompts' | 'resources'; server: string }): void {
+    void this.member?.then((m) => m.publish({ ...event, from: m.id }), () => undefined);
+  }
+
+  /** Another member saw a list change, or applied a config: this one follows. */
+  private heardFromCluster(event: ClusterEvent): void {
+    if (event.type === 'reload') {
+      this.fromCluster = true;
+      void this.reload(event.config)
+        .catch((error: unknown) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: `a config another member applied does not apply here: ${(error as Error).message}` }))
+        .finally(() => (this.fromCluster = false));
+      return;
+    }
+    if (!('server' in event) || !this.slots.has(event.server)) return;
+    const slot = this.slot(event.server);
+    if (event.type === 'tools') {
+      this.catalog.forget(slot.name);
+      this.emit('toolsChanged', { server: slot.name });
+    } else if (event.type === 'prompts') {
+      this.catalog.promptsChanged(slot);
+      this.emit('promptsChanged', { server: slot.name });
+    } else this.emit('resourcesChanged', { server: slot.name });
+  }
+
+  /** Set while a reload another member published is applied: it is not published again. */
+  private fromCluster = false;
 }
 
 /** A config error, named after the file it is in. */
@@ -950,6 +1039,7 @@ function checkOptions(options: ManagerOptions): void {
     ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
     ['shared', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v)), 'true, false or { runtimeDir?, idleTimeoutMs?, version?, logFile? }'],
+    ['cluster', (v) => typeof v === 'object' && v !== null && typeof (v as ClusterOptions).redis === 'string' && typeof (v as ClusterOptions).advertise === 'string', '{ redis: "redis://host:port", advertise: "http://host:port", secret? }'],
     ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
   ];
   const handlersWrong = handlersProblem(options.handlers, 'manager option');

@@ -8,12 +8,13 @@ import type { Channel } from '../transport/channel.js';
 import type { OAuthProvider } from '../transport/http/oauth/oauth-provider.js';
 import { sandboxToolName } from '../transport/sandbox/tool.js';
 import { CallBudget } from './call-budget.js';
-import type { ResolvedServer, ServerEntry } from './config.js';
+import type { ServerEntry } from './config.js';
 import { FAILED_PROBES_TO_RESTART, HealthMonitor } from './health.js';
 import { withDownloadHint, withSandboxHint } from './runner-hint.js';
 import type { MetricsRecorder } from './metrics.js';
 import { TOOL_ERROR, type TraceHandle, type Tracing } from './tracing.js';
 import { openRemoteChannel } from './remote-channel.js';
+import type { Placement } from './placement.js';
 import { backoffDelay, eraOf, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
 
 export { BACKOFF_BASE_MS, BACKOFF_CAP_MS, MAX_FAILED_STARTS, type ServerState, type ServerStatus } from './slot-state.js';
@@ -42,8 +43,8 @@ export interface SlotHost {
   readonly predecessor?: Promise<void>;
   /** The OAuth provider of a remote server with `oauth`; undefined for the others. */
   auth?(server: string): OAuthProvider | undefined;
-  /** With a shared pool: a stdio server's channel through the pool daemon, where the slot would spawn it. */
-  share?(server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel>;
+  /** Where the server runs when not here (the pool daemon, the cluster member that owns it); none: the slot opens its own channel. */
+  placement?: Placement;
 }
 
 /**
@@ -535,12 +536,12 @@ export class ServerSlot {
 
   private async openChannel(signal: AbortSignal): Promise<Channel> {
     const { maxMessageBytes, shutdownGraceMs } = this.host.connectOptions(this.name);
+    const placed = this.host.placement?.open(this.name, this.entry, this.host.connectOptions(this.name), signal);
+    if (placed) return placed;
     if (this.entry.kind === 'http') {
       return openRemoteChannel(this.entry.config, { name: this.name, maxMessageBytes, auth: this.host.auth?.(this.name), signal });
     }
     const config = (this.entry as Extract<ServerEntry, { kind: 'stdio' }>).config;
-    // The daemon runs what it is given as it is: a sandboxed entry stays in this pool, in its sandbox.
-    if (this.host.share && !config.sandbox) return this.host.share(this.name, config, this.host.connectOptions(this.name), signal);
     const { framing, timeout: _timeout, ...spec } = config;
     // Loaded with the first start: a pool answering from its cache never needs it.
     const { StdioChannel } = await import('../transport/stdio-channel.js');

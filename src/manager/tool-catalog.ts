@@ -3,6 +3,7 @@ import type { Prompt, ProtocolEra, Tool } from '../protocol/types.js';
 import { clock, type Freshness, freshnessOf, isFresh, type Listing, type ListingFreshness } from './freshness.js';
 import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
+import type { ManifestStore } from './manifest-store.js';
 import { type ManagedPrompt, PromptIndex } from './prompt-index.js';
 import { describeClient, type ServerDescription } from './server-description.js';
 import type { ServerSlot } from './server-slot.js';
@@ -41,12 +42,14 @@ export interface HintOptions {
   onStale?: (server: string, listing: Listing, error: unknown) => void;
   /** What the client says of itself at `initialize` ({@link ManifestCache.handshakeKey}): part of every cache key. */
   handshake?: string;
+  /** Where listings are kept instead of `cacheDir` (a cluster's shared store). */
+  store?: ManifestStore;
 }
 
 export class ToolCatalog {
   readonly index: ToolIndex;
   readonly prompts: PromptIndex;
-  private readonly cache: ManifestCache | undefined;
+  private readonly cache: ManifestStore | undefined;
   private readonly cacheKeys = new Map<string, string>();
   /** Per listing and slot (a reload may put a new slot under the same name), its re-listing in flight. */
   private readonly relisting: Record<Listing, Map<ServerSlot, Promise<void>>> = { tools: new Map(), prompts: new Map() };
@@ -85,7 +88,7 @@ export class ToolCatalog {
   ) {
     this.index = new ToolIndex(servers, filters, onToolProblem);
     this.prompts = new PromptIndex(servers);
-    this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
+    this.cache = hints.store ?? (cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined);
   }
 
   /**
@@ -352,6 +355,14 @@ export class ToolCatalog {
   }
 
   /** What we know of a server's tools is stale: forget it, here and on disk. */
+  /** Another cluster member saw the server's tools change: what this one knows goes, the shared store stays (its owner rewrites it). */
+  forget(server: string): void {
+    this.index.clear(server);
+    this.unconfirmed.delete(server);
+    this.rawTools.delete(server);
+    this.setFreshness(server, 'tools', undefined);
+  }
+
   invalidate(server: string): void {
     this.index.clear(server);
     this.unconfirmed.delete(server);
