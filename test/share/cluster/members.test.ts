@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { isAlive, killLeftovers, waitFor } from '../../support/fixtures.js';
+import { callTool, notesConfig, openSession, rpc, TestMember, TestRedis } from './support.js';
+
+// Three real `lazy-mcp serve --http --cluster` processes and a real redis-server: the
+// server runs once in the cluster whichever member is called, a listing on a fresh member
+// spawns nothing, a session continues through any member, and an owner's SIGKILL costs
+// only the calls in flight on it.
+
+let redis: TestRedis;
+const members: TestMember[] = [];
+const leftovers: number[] = [];
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+});
+
+afterEach(async () => {
+  await Promise.all(members.splice(0).map((m) => m.stop('SIGKILL')));
+  killLeftovers(leftovers);
+});
+
+afterAll(async () => {
+  await redis.stop();
+});
+
+async function cluster(count: number) {
+  const config = notesConfig();
+  for (let i = 0; i < count; i++) members.push(await TestMember.start(config.path, redis));
+  const pids = () => readdirSync(config.pids).map(Number);
+  return { config, pids };
+}
+
+const textOf = (answer: Awaited<ReturnType<typeof callTool>>) => ((answer.body?.result?.content as { text: string }[] | undefined) ?? [])[0]?.text;
+
+it('one process per server whichever member is called; a listing on a fresh member spawns nothing', async () => {
+  const { config, pids } = await cluster(3);
+  const answers = [];
+  for (const member of members) {
+    const session = await openSession(member.url);
+    answers.push(textOf(await callTool(member.url, session, 'mcp__notes__pid')));
+  }
+  expect(new Set(answers).size).toBe(1);
+  expect(pids()).toEqual([Number(answers[0])]);
+  leftovers.push(...pids());
+
+  const fresh = await TestMember.start(config.path, redis);
+  members.push(fresh);
+  const session = await openSession(fresh.url);
+  const listed = await rpc(fresh.url, { id: 2, method: 'tools/list' }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' });
+  expect((listed.body?.result?.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(['mcp__notes__pid', 'mcp__notes__slow']);
+  expect(pids()).toEqual([Number(answers[0])]);
+}, 60_000);
+
+it("a session's requests continue through another member; a forged session id is refused", async () => {
+  await cluster(3);
+  const [a, b] = members;
+  const session = await openSession(a.url);
+  const viaB = await callTool(b.url, session, 'mcp__notes__pid');
+  expect(viaB.status).toBe(200);
+  expect(textOf(viaB)).toMatch(/^\d+$/);
+  leftovers.push(Number(textOf(viaB)));
+  const forged = await callTool(b.url, `${session.slice(0, -4)}AAAA`, 'mcp__notes__pid');
+  expect(forged.status).toBe(404);
+  expect(forged.body?.error?.message).toMatch(/not issued by this cluster/);
+  const stranger = await callTool(b.url, 'c1.not-sealed-at-all', 'mcp__notes__pid');
+  expect(stranger.status).toBe(404);
+}, 60_000);
+
+it("SIGKILL of the owner mid-call: that call fails unavailable, the next works on the new owner", async () => {
+  const { pids } = await cluster(3);
+  const [caller] = members;
+  const session = await openSession(caller.url);
+  const first = Number(textOf(await callTool(caller.url, session, 'mcp__notes__pid')));
+  leftovers.push(first);
+  // The owner is the member whose child the server process is.
+  const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${first}/status`, 'utf8'))![1]);
+  const owner = members.find((m) => m.pid === ppid)!;
+  expect(owner).toBeDefined();
+  const via = members.find((m) => m !== owner)!;
+  const viaSession = via === caller ? session : await openSession(via.url);
+  const inFlight = callTool(via.url, viaSession, 'mcp__notes__slow', { ms: 20_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  const killedAt = Date.now();
+  await owner.stop('SIGKILL');
+  const failed = await inFlight;
+  process.stderr.write(`failed after ${Date.now() - killedAt} ms: ${JSON.stringify(failed)}\n`);
+  expect(failed.body?.error?.message).toMatch(/unavailable|lost the cluster member/);
+  expect((failed.body?.error?.data as { code?: string } | undefined)?.code).toBe('unavailable');
+  const next = await callTool(via.url, viaSession, 'mcp__notes__pid');
+  const movedIn = Date.now() - killedAt;
+  expect(textOf(next)).toMatch(/^\d+$/);
+  const second = Number(textOf(next));
+  leftovers.push(...pids());
+  expect(second).not.toBe(first);
+  expect(movedIn).toBeLessThan(10_000);
+  process.stderr.write(`cluster: owner SIGKILL -> next call answered on the new owner in ${movedIn} ms\n`);
+  expect(await waitFor(() => isAlive(second), 100)).toBe(true);
+}, 60_000);
