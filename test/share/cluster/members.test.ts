@@ -26,7 +26,7 @@ afterAll(async () => {
 
 async function cluster(count: number) {
   const config = notesConfig();
-  for (let i = 0; i < count; i++) members.push(await TestMember.start(config.path, redis));
+  members.push(...(await Promise.all(Array.from({ length: count }, () => TestMember.start(config.path, redis)))));
   const pids = () => readdirSync(config.pids).map(Number);
   return { config, pids };
 }
