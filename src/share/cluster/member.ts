@@ -213,6 +213,13 @@ export class ClusterMember {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ owns: this.owns(owns[1], principal) }));
       return true;
     }
+    if (path === `${INTERNAL_PREFIX}health`) {
+      if (req.headers.authorization !== `Bearer ${this.options.keys.auth}`) return (res.writeHead(401).end(), true);
+      // What this member sees: whether it can place, and whom.
+      const body = { id: this.id, healthy: this.membership.healthy, members: this.membership.members().map((m) => m.url), running: this.host.running() };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return true;
+    }
     return this.host.handle(req, res);
   }
 

@@ -73,10 +73,6 @@ export class OwnerHost {
       return true;
     }
     const match = /^s\/([0-9a-f]{16,64})$/.exec(path.slice(INTERNAL_PREFIX.length));
-    if (path === `${INTERNAL_PREFIX}health`) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      return true;
-    }
     if (!match) {
       refuse(res, 404, `no such cluster endpoint ${JSON.stringify(path)}`);
       return true;

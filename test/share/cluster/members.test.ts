@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolveCluster } from '../../../src/share/cluster/options.js';
 import { isAlive, killLeftovers, waitFor } from '../../support/fixtures.js';
-import { callTool, notesConfig, openSession, rpc, TestMember, TestRedis } from './support.js';
+import { callTool, notesConfig, openSession, rpc, SECRET, TestMember, TestRedis } from './support.js';
 
 // Three real `lazy-mcp serve --http --cluster` processes and a real redis-server: the
 // server runs once in the cluster whichever member is called, a listing on a fresh member
@@ -97,3 +98,55 @@ it("SIGKILL of the owner mid-call: that call fails unavailable, the next works o
   process.stderr.write(`cluster: owner SIGKILL -> next call answered on the new owner in ${movedIn} ms\n`);
   expect(await waitFor(() => isAlive(second), 100)).toBe(true);
 }, 60_000);
+
+it('Redis stopped: what is placed keeps serving, what is not is refused clearly; Redis back: placing works again', async () => {
+  const config = notesConfig();
+  // A second server (other args: another fingerprint), left unplaced until Redis is gone.
+  const parsed = JSON.parse(readFileSync(config.path, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
+  parsed.mcpServers.other = { ...parsed.mcpServers.notes, args: [...parsed.mcpServers.notes.args, 'other'] };
+  writeFileSync(config.path, JSON.stringify(parsed));
+  members.push(...(await Promise.all([0, 1].map(() => TestMember.start(config.path, redis)))));
+  const [a] = members;
+  const session = await openSession(a.url);
+  const before = textOf(await callTool(a.url, session, 'mcp__notes__pid'));
+  expect(before).toMatch(/^\d+$/);
+  leftovers.push(...readdirSync(config.pids).map(Number));
+  await redis.stop();
+  try {
+    await until(async () => (await health(a)).healthy === false, 8000);
+    const still = await callTool(a.url, session, 'mcp__notes__pid');
+    expect(textOf(still)).toBe(before);
+    const refused = await callTool(a.url, session, 'mcp__other__pid');
+    expect(refused.body?.error?.message).toMatch(/cannot place the server: the cluster's Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/);
+  } finally {
+    await redis.start();
+  }
+  await until(async () => {
+    const seen = await health(a);
+    return seen.healthy && seen.members.length === 2;
+  }, 8000);
+  // The refused start left `other` backing off for a moment: the next call after it places it.
+  let placed: string | undefined;
+  await until(async () => {
+    placed = textOf(await callTool(a.url, session, 'mcp__other__pid'));
+    return placed !== undefined;
+  }, 10_000);
+  leftovers.push(...readdirSync(config.pids).map(Number));
+  expect(placed).toMatch(/^\d+$/);
+  expect(textOf(await callTool(a.url, session, 'mcp__notes__pid'))).toBe(before);
+}, 60_000);
+
+/** What a member sees of the cluster (its internal health endpoint, members only). */
+async function health(member: TestMember): Promise<{ healthy: boolean; members: string[] }> {
+  const auth = resolveCluster({ redis: 'redis://x', advertise: 'http://x', secret: SECRET }).keys.auth;
+  const response = await fetch(`http://127.0.0.1:${member.port}/.lazy-mcp/cluster/health`, { headers: { authorization: `Bearer ${auth}` } });
+  return (await response.json()) as { healthy: boolean; members: string[] };
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
