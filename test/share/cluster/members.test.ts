@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolveCluster } from '../../../src/share/cluster/options.js';
-import { isAlive, killLeftovers, waitFor } from '../../support/fixtures.js';
+import { join } from 'node:path';
+import { isAlive, killLeftovers, repoRoot, waitFor } from '../../support/fixtures.js';
 import { callTool, notesConfig, openSession, rpc, SECRET, TestMember, TestRedis } from './support.js';
 
 // Three real `lazy-mcp serve --http --cluster` processes and a real redis-server: the
@@ -17,7 +18,8 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(members.splice(0).map((m) => m.stop('SIGKILL')));
+  // SIGTERM: each member stops the servers it owns, as in production.
+  await Promise.all(members.splice(0).map((m) => m.stop('SIGTERM')));
   killLeftovers(leftovers);
 });
 
@@ -150,3 +152,21 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+it("a 2026 call's input rounds continue through another member: the sealed requestState routes the retry back; a forged one is refused", async () => {
+  const dir = notesConfig();
+  writeFileSync(dir.path, JSON.stringify({ mcpServers: { hf: { command: process.execPath, args: [join(repoRoot, 'test/fixtures/host-features.mjs')] } } }));
+  members.push(...(await Promise.all([0, 1].map(() => TestMember.start(dir.path, redis)))));
+  const [a, b] = members;
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+  const headers = { 'mcp-protocol-version': '2026-07-28' };
+  const first = await rpc(a.url, { id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: { message: 'Who?' }, _meta: meta } }, headers);
+  expect(first.body?.result).toMatchObject({ resultType: 'input_required', inputRequests: { q1: { method: 'elicitation/create' } } });
+  const state = (first.body!.result as { requestState: string }).requestState;
+  expect(state).toMatch(/^c1\./);
+  const done = await rpc(b.url, { id: 2, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: { message: 'Who?' }, requestState: state, inputResponses: { q1: { action: 'accept', content: { name: 'Bo' } } }, _meta: meta } }, headers);
+  expect(JSON.stringify(done.body?.result)).toContain('Bo');
+  const forged = await rpc(b.url, { id: 3, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: {}, requestState: `${state.slice(0, -4)}AAAA`, inputResponses: {}, _meta: meta } }, headers);
+  expect(forged.status).toBe(400);
+  expect(forged.body?.error?.message).toMatch(/requestState was not issued by this cluster/);
+}, 60_000);
