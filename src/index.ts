@@ -48,6 +48,7 @@ export type { ReloadReport } from './manager/config-diff.js';
 export type { ServerMetrics } from './manager/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config.js';
 export type { SharedOptions } from './share/daemon/paths.js';
+export type { ClusterOptions } from './share/cluster/options.js';
 export type { DaemonStatus } from './share/daemon/wire.js';
 export type { ServerState, ServerStatus } from './manager/server-slot.js';
 export type { ManagedTool } from './manager/tool-index.js';
