@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { ResolvedServer } from '../../manager/config.js';
+import type { ResolvedServer } from '../../manager/config/config.js';
 import type { ConnectOptions } from '../../protocol/client.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpError, serverLabel } from '../../errors.js';
-import type { ResolvedServer } from '../../manager/config.js';
-import { openRemoteChannel } from '../../manager/remote-channel.js';
+import type { ResolvedServer } from '../../manager/config/config.js';
+import { openRemoteChannel } from '../../manager/pool/remote-channel.js';
 import type { ConnectOptions } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
 import { sharedSpec } from '../daemon/open-shared.js';

@@ -1,7 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpError } from '../../errors.js';
-import { HttpServerChannel } from '../../gateway/http-server-channel.js';
+import { HttpServerChannel } from '../../transport/server/http-server-channel.js';
 import type { Channel, JsonRpcMessage } from '../../transport/channel.js';
 import { createMemoryChannelPair } from '../../transport/memory.js';
 import { DaemonSession } from '../daemon/daemon-session.js';

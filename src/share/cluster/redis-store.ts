@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { isManifestEntry, type ManifestEntry, type ManifestExtras, manifestEntry } from '../../manager/manifest-cache.js';
-import type { ManifestStore } from '../../manager/manifest-store.js';
+import { isManifestEntry, type ManifestEntry, type ManifestExtras, manifestEntry } from '../../manager/catalog/manifest-cache.js';
+import type { ManifestStore } from '../../manager/catalog/manifest-store.js';
 import type { Tool } from '../../protocol/types.js';
 import type { OAuthRecord, TokenStore } from '../../transport/http/oauth/token-store.js';
 import type { RedisClient } from './redis-link.js';

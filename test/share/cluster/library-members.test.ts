@@ -1,5 +1,5 @@
 import { McpServerManager } from '../../../src/manager/manager.js';
-import type { ReloadReport } from '../../../src/manager/config-diff.js';
+import type { ReloadReport } from '../../../src/manager/config/config-diff.js';
 import { fixture, waitFor } from '../../support/fixtures.js';
 import { freePort, SECRET, TestRedis } from './support.js';
 

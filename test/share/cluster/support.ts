@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { safeEnvironment } from '../../../src/transport/child-env.js';
+import { safeEnvironment } from '../../../src/transport/stdio/child-env.js';
 import { cliPath } from '../../cli/run-cli.js';
 import { isAlive, repoRoot, waitFor } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';
