@@ -11,7 +11,7 @@ import { clusterFingerprint } from './fingerprint.js';
 import { forwardRequest } from './forward.js';
 import { type Member, Membership } from './membership.js';
 import { type ResolvedCluster, shownRedis } from './options.js';
-import { INTERNAL_PREFIX, OwnerHost } from './owner-host.js';
+import { bearerIs, INTERNAL_PREFIX, OwnerHost } from './owner-host.js';
 import { openRedis, type RedisClient } from './redis-link.js';
 import { RedisManifestStore, RedisTokenStore } from './redis-store.js';
 import { ownerOf, placementKey } from './rendezvous.js';
@@ -208,13 +208,13 @@ export class ClusterMember {
     const path = (req.url ?? '').split('?')[0];
     const owns = /^\/\.lazy-mcp\/cluster\/owns\/([0-9a-f]{16,64})$/.exec(path);
     if (owns) {
-      if (req.headers.authorization !== `Bearer ${this.options.keys.auth}`) return (res.writeHead(401).end(), true);
+      if (!bearerIs(req.headers.authorization, this.options.keys.auth)) return (res.writeHead(401).end(), true);
       const principal = decodeURIComponent(new URL(req.url ?? '', 'http://x').searchParams.get('p') ?? '');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ owns: this.owns(owns[1], principal) }));
       return true;
     }
     if (path === `${INTERNAL_PREFIX}health`) {
-      if (req.headers.authorization !== `Bearer ${this.options.keys.auth}`) return (res.writeHead(401).end(), true);
+      if (!bearerIs(req.headers.authorization, this.options.keys.auth)) return (res.writeHead(401).end(), true);
       // What this member sees: whether it can place, and whom.
       const body = { id: this.id, healthy: this.membership.healthy, members: this.membership.members().map((m) => m.url), running: this.host.running() };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));

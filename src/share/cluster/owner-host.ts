@@ -178,10 +178,15 @@ export class OwnerHost {
   }
 
   private authorized(value: string | undefined): boolean {
-    const given = Buffer.from(value ?? '');
-    const expected = Buffer.from(`Bearer ${this.auth}`);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return bearerIs(value, this.auth);
   }
+}
+
+/** Whether an Authorization header carries exactly this bearer token (compared in constant time). */
+export function bearerIs(value: string | undefined, token: string): boolean {
+  const given = Buffer.from(value ?? '');
+  const expected = Buffer.from(`Bearer ${token}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

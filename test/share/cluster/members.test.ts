@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolveCluster } from '../../../src/share/cluster/options.js';
+import { ownerOf, placementKey } from '../../../src/share/cluster/rendezvous.js';
 import { join } from 'node:path';
 import { isAlive, killLeftovers, repoRoot, waitFor } from '../../support/fixtures.js';
 import { callTool, notesConfig, openSession, rpc, SECRET, TestMember, TestRedis } from './support.js';
@@ -139,10 +140,10 @@ it('Redis stopped: what is placed keeps serving, what is not is refused clearly;
 }, 60_000);
 
 /** What a member sees of the cluster (its internal health endpoint, members only). */
-async function health(member: TestMember): Promise<{ healthy: boolean; members: string[] }> {
+async function health(member: TestMember): Promise<{ id: string; healthy: boolean; members: string[]; running: string[] }> {
   const auth = resolveCluster({ redis: 'redis://x', advertise: 'http://x', secret: SECRET }).keys.auth;
   const response = await fetch(`http://127.0.0.1:${member.port}/.lazy-mcp/cluster/health`, { headers: { authorization: `Bearer ${auth}` } });
-  return (await response.json()) as { healthy: boolean; members: string[] };
+  return (await response.json()) as { id: string; healthy: boolean; members: string[]; running: string[] };
 }
 
 async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
@@ -170,3 +171,37 @@ it("a 2026 call's input rounds continue through another member: the sealed reque
   expect(forged.status).toBe(400);
   expect(forged.body?.error?.message).toMatch(/requestState was not issued by this cluster/);
 }, 60_000);
+
+it('a member joining takes the servers it now owns at their next use; the old owner drains and stops its process', async () => {
+  const config = notesConfig();
+  const first = await TestMember.start(config.path, redis);
+  members.push(first);
+  const session = await openSession(first.url);
+  const before = Number(textOf(await callTool(first.url, session, 'mcp__notes__pid')));
+  leftovers.push(before);
+  const [fingerprint] = (await health(first)).running;
+  const firstId = (await health(first)).id;
+  // Rendezvous decides: join members until one wins the server (each has an even chance against one).
+  let winner: TestMember | undefined;
+  for (let tries = 0; tries < 10 && !winner; tries++) {
+    const joining = await TestMember.start(config.path, redis);
+    members.push(joining);
+    const id = (await health(joining)).id;
+    if (ownerOf(placementKey(fingerprint), [firstId, id]) === id) winner = joining;
+    else {
+      members.splice(members.indexOf(joining), 1);
+      await joining.stop('SIGTERM');
+    }
+  }
+  expect(winner).toBeDefined();
+  let after = before;
+  await until(async () => {
+    after = Number(textOf(await callTool(first.url, session, 'mcp__notes__pid')));
+    return after !== before;
+  }, 15_000);
+  leftovers.push(after);
+  expect(readFileSync(`/proc/${after}/status`, 'utf8')).toContain(`PPid:\t${winner!.pid}`);
+  // The old process was stopped once its calls were over: one process of the server again.
+  expect(await waitFor(() => !isAlive(before), 12_000)).toBe(true);
+  expect(readdirSync(config.pids).map(Number).filter(isAlive)).toEqual([after]);
+}, 90_000);
