@@ -41,7 +41,7 @@ it('a reload on one member is applied by every member; calls through either reac
   const viaA = await a.callTool('mcp__echo__echo', { text: 'from a' });
   const viaB = await b.callTool('mcp__again__echo', { text: 'from b' });
   expect([viaA.content, viaB.content]).toEqual([[{ type: 'text', text: 'from a' }], [{ type: 'text', text: 'from b' }]]);
-}, 30_000);
+}, 60_000);
 
 it('a bad cluster option is refused when the member joins, naming the field and never the secret', async () => {
   const wrongUrl = McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: 'http://nope', advertise: 'http://127.0.0.1:1', secret: SECRET } });
@@ -51,5 +51,5 @@ it('a bad cluster option is refused when the member joins, naming the field and 
   managers.push(shortSecret);
   const error = await shortSecret.clusterMember()!.catch((e: Error) => e);
   expect((error as Error).message).toBe('manager option cluster.secret (or LAZY_MCP_CLUSTER_SECRET) must be a string of at least 32 characters shared by every member, got 7 characters');
-  expect(() => McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: 5 } as never })).toThrow(/manager option cluster must be \{ redis/);
+  expect(() => McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: 5 } as never })).toThrow(/manager option `cluster` must be \{ redis/);
 });

@@ -31,6 +31,8 @@ afterAll(async () => {
 async function cluster(count: number) {
   const config = notesConfig();
   members.push(...(await Promise.all(Array.from({ length: count }, () => TestMember.start(config.path, redis)))));
+  // Every member sees every other before the test places anything (joins are seen within a refresh).
+  await until(async () => (await Promise.all(members.map(health))).every((seen) => seen.members.length === count), 10_000);
   const pids = () => readdirSync(config.pids).map(Number);
   return { config, pids };
 }
