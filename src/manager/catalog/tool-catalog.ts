@@ -1,6 +1,7 @@
 import type { McpClient } from '../../protocol/client.js';
 import type { Prompt, ProtocolEra, Tool } from '../../protocol/types.js';
-import { clock, type Freshness, freshnessOf, isFresh, type Listing, type ListingFreshness } from './freshness.js';
+import { clock, freshnessOf, isFresh, type Listing } from './freshness.js';
+import { ServerRecord } from './server-record.js';
 import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import type { ManifestStore } from './manifest-store.js';
@@ -12,16 +13,8 @@ import { type ManagedTool, ToolIndex } from './tool-index.js';
 
 const LIST_TOOLS = { method: 'tools/list' };
 
-/**
- * What the manager knows of every server's tools: the public-name index, filled from
- * live listings or, when there is a `cacheDir`, from the manifest cache, kept in step
- * with the servers (revalidated on start, dropped on `list_changed`).
- */
 /** How long a listing waits for its cache write. */
 const LISTING_WRITE_WAIT_MS = 1000;
-
-/** How long an era found by probing is trusted before the next start probes again (a week). */
-export const ERA_VERDICT_MAX_AGE_MS = 7 * 24 * 3600_000;
 
 /** The ways to treat the servers' cache hints; see `ManagerOptions.cacheHints`. */
 export const CACHE_HINTS_MODES = ['revalidate', 'strict', 'ignore', 'honour'] as const;
@@ -46,34 +39,21 @@ export interface HintOptions {
   store?: ManifestStore;
 }
 
+/**
+ * What the manager knows of every server's tools and prompts: the public-name indexes,
+ * filled from live listings or, when there is a `cacheDir`, from the manifest cache, kept
+ * in step with the servers (revalidated on start, dropped on `list_changed`), and one
+ * {@link ServerRecord} per server for the rest.
+ */
 export class ToolCatalog {
   readonly index: ToolIndex;
   readonly prompts: PromptIndex;
   private readonly cache: ManifestStore | undefined;
-  private readonly cacheKeys = new Map<string, string>();
+  private readonly records = new Map<string, ServerRecord>();
   /** Per listing and slot (a reload may put a new slot under the same name), its re-listing in flight. */
   private readonly relisting: Record<Listing, Map<ServerSlot, Promise<void>>> = { tools: new Map(), prompts: new Map() };
   /** Slots a reload took out of the pool: a listing they finish late is not theirs to index. */
   private readonly retired = new WeakSet<ServerSlot>();
-  /** The era each server was last seen to speak (live, or from its cache entry): the next start's hint. */
-  private readonly eras = new Map<string, ProtocolEra>();
-  /** When each server's era was last found by probing (ms since the epoch); 0: to probe again. */
-  private readonly eraChecked = new Map<string, number>();
-  /** The server version each era verdict was made with: another version is probed again. */
-  private readonly versions = new Map<string, string>();
-  private readonly dated = new WeakSet<McpClient>();
-  /** Servers whose era hint failed a start: their cache entry's era is not used until a start lists them again. */
-  private readonly distrusted = new Set<string>();
-  /** Each server's tools as it listed them, before the config's filter: what the cache keeps. */
-  private readonly rawTools = new Map<string, Tool[]>();
-  /** What each server said about itself at its last start (or in its cache entry). */
-  private readonly descriptions = new Map<string, ServerDescription>();
-  /** The lifetimes the servers gave what is indexed of them. */
-  private readonly freshness = new Map<string, ListingFreshness>();
-  /** The authorization context of each server's last live listing. */
-  private readonly contexts = new Map<string, string>();
-  /** Servers whose indexed tools came from a cache entry no live listing of this manager has confirmed. */
-  private readonly unconfirmed = new Set<string>();
   /** Told when a server's prompts differ from what was known. */
   onPromptsChanged: (server: string) => void = () => undefined;
 
@@ -109,8 +89,9 @@ export class ToolCatalog {
    */
   async confirmCached(slot: ServerSlot): Promise<boolean> {
     await slot.listed;
-    if (!this.unconfirmed.has(slot.name)) return false;
-    this.unconfirmed.delete(slot.name);
+    const record = this.record(slot.name);
+    if (!record.unconfirmed) return false;
+    record.unconfirmed = false;
     const client = await slot.ready();
     if (this.retired.has(slot) || !this.index.toolsOf(slot.name)) return false;
     const flights = this.relisting.tools;
@@ -124,6 +105,13 @@ export class ToolCatalog {
     }
     await relist;
     return true;
+  }
+
+  /** What is known of a server beyond its names; made on first need. */
+  private record(server: string): ServerRecord {
+    let record = this.records.get(server);
+    if (!record) this.records.set(server, (record = new ServerRecord()));
+    return record;
   }
 
   /** A server's prompts, as {@link toolsOf}. */
@@ -181,7 +169,7 @@ export class ToolCatalog {
   /** May what is indexed of this listing answer a request made at `asked`, the server `running` or not? */
   private fresh(server: string, listing: Listing, asked: number, running: boolean): boolean {
     const mode = this.hints.cacheHints ?? 'revalidate';
-    if (mode === 'ignore' || isFresh(this.freshness.get(server)?.[listing], asked)) return true;
+    if (mode === 'ignore' || isFresh(this.records.get(server)?.freshness[listing], asked)) return true;
     // Most servers (the SDKs' included) answer ttlMs: 0: were a stale list to start its
     // server, every listing would start every such server. Its next real start lists again.
     return mode === 'revalidate' && !running;
@@ -190,15 +178,7 @@ export class ToolCatalog {
   /** Records a live listing's lifetime (2026 era; a legacy listing has none). */
   private heard(server: string, client: McpClient, listing: Listing): void {
     const hints = client.lastCacheHints[listing === 'tools' ? 'tools/list' : 'prompts/list'];
-    this.setFreshness(server, listing, client.era === '2026' && hints ? freshnessOf(hints) : undefined);
-  }
-
-  /** Sets (or, with none, drops) the lifetime of one of a server's listings. */
-  private setFreshness(server: string, listing: Listing, freshness: Freshness | undefined): void {
-    const known = { ...this.freshness.get(server) };
-    if (freshness) known[listing] = freshness;
-    else delete known[listing];
-    this.freshness.set(server, known);
+    this.record(server).setFreshness(listing, client.era === '2026' && hints ? freshnessOf(hints) : undefined);
   }
 
   /**
@@ -209,16 +189,15 @@ export class ToolCatalog {
     if (this.retired.has(slot)) return;
     const before = this.index.toolsOf(slot.name);
     // Only what the index took is compared and saved: a tool it refused may be too deep for JSON.stringify.
-    const taken = this.index.set(slot.name, tools);
-    this.rawTools.set(slot.name, taken);
-    this.unconfirmed.delete(slot.name);
+    const record = this.record(slot.name);
+    record.rawTools = this.index.set(slot.name, tools);
+    record.unconfirmed = false;
     this.heard(slot.name, client, 'tools');
-    this.dateEra(slot.name, client);
-    if (this.hints.contextOf) this.contexts.set(slot.name, await this.hints.contextOf(slot.name).catch(() => ''));
-    this.distrusted.delete(slot.name);
+    record.dateEra(client);
+    if (this.hints.contextOf) record.context = await this.hints.contextOf(slot.name).catch(() => '');
     const after = this.index.toolsOf(slot.name) ?? [];
     if (before && JSON.stringify(before.map((t) => t.tool)) !== JSON.stringify(after.map((t) => t.tool))) this.onChanged(slot.name);
-    this.descriptions.set(slot.name, describeClient(client));
+    record.description = describeClient(client);
     // Prompts are listed with the tools so the cache can answer both; a server whose
     // prompts/list fails still starts (its prompts are asked for again when needed).
     // A re-list of the tools alone (list_changed) keeps the prompts as they are.
@@ -247,39 +226,18 @@ export class ToolCatalog {
    */
   knowsTools(server: string, client: McpClient): boolean {
     return (
-      this.index.toolsOf(server) !== undefined &&
-      this.fresh(server, 'tools', clock(), true) &&
-      this.eras.get(server) === client.era &&
-      this.versions.get(server) === client.serverInfo.version &&
-      !this.distrusted.has(server)
+      this.index.toolsOf(server) !== undefined && this.fresh(server, 'tools', clock(), true) && this.record(server).sameServer(client)
     );
   }
 
   /** The era a server spoke when last seen (this manager or the cache), for `ConnectOptions.era`; undefined: probe. */
   eraOf(server: string): ProtocolEra | undefined {
-    return Date.now() - (this.eraChecked.get(server) ?? 0) < ERA_VERDICT_MAX_AGE_MS ? this.eras.get(server) : undefined;
-  }
-
-  /**
-   * Dates a started server's era: found by probing now, or kept from the verdict its start
-   * trusted, unless the server's version changed since (then the next start probes).
-   */
-  private dateEra(server: string, client: McpClient): void {
-    // Once per start: a later re-list of the same connection probed nothing.
-    if (this.dated.has(client)) return;
-    this.dated.add(client);
-    const hinted = this.eraOf(server) === client.era && !this.distrusted.has(server);
-    const sameVersion = this.versions.get(server) === client.serverInfo.version;
-    if (!hinted) this.eraChecked.set(server, Date.now());
-    else if (!sameVersion) this.eraChecked.set(server, 0);
-    if (!hinted || sameVersion) this.versions.set(server, client.serverInfo.version);
-    this.eras.set(server, client.era);
+    return this.records.get(server)?.eraHint();
   }
 
   /** The era hint is not to be trusted any more (a start failed): the next start probes. */
   forgetEra(server: string): void {
-    this.eras.delete(server);
-    this.distrusted.add(server);
+    this.record(server).forgetEra();
   }
 
   /** The server's `prompts/list_changed`: forget its prompts and, while it runs, list them again. */
@@ -294,10 +252,10 @@ export class ToolCatalog {
    */
   async describe(slot: ServerSlot): Promise<ServerDescription> {
     if (slot.state !== 'ready' && slot.state !== 'starting') {
-      const known = this.descriptions.get(slot.name);
+      const known = this.records.get(slot.name)?.description;
       if (known) return known;
       await this.fromCache(slot);
-      const cached = this.descriptions.get(slot.name);
+      const cached = this.records.get(slot.name)?.description;
       if (cached) return cached;
     }
     const client = await slot.ready();
@@ -306,8 +264,8 @@ export class ToolCatalog {
 
   /** What a server said about itself at its last start, or in a fresh cache entry; never starts it. */
   async knownDescription(slot: ServerSlot): Promise<ServerDescription | undefined> {
-    if (!this.descriptions.has(slot.name) && slot.state !== 'ready' && slot.state !== 'starting') await this.fromCache(slot);
-    return this.descriptions.get(slot.name);
+    if (!this.records.get(slot.name)?.description && slot.state !== 'ready' && slot.state !== 'starting') await this.fromCache(slot);
+    return this.records.get(slot.name)?.description;
   }
 
   /**
@@ -347,39 +305,33 @@ export class ToolCatalog {
       this.retired.add(slot);
       this.index.clear(slot.name);
       this.prompts.clear(slot.name);
-      for (const known of [this.cacheKeys, this.rawTools, this.freshness, this.contexts, this.descriptions, this.eras, this.eraChecked, this.versions]) known.delete(slot.name);
-      this.distrusted.delete(slot.name);
-      this.unconfirmed.delete(slot.name);
+      this.records.delete(slot.name);
     }
     return { tools: this.index.reconfigure(servers, filters), prompts: this.prompts.reconfigure(servers) };
   }
 
-  /** What we know of a server's tools is stale: forget it, here and on disk. */
   /** Another cluster member saw the server's tools change: what this one knows goes, the shared store stays (its owner rewrites it). */
   forget(server: string): void {
     this.index.clear(server);
-    this.unconfirmed.delete(server);
-    this.rawTools.delete(server);
-    this.setFreshness(server, 'tools', undefined);
+    const record = this.record(server);
+    record.unconfirmed = false;
+    record.rawTools = undefined;
+    record.setFreshness('tools', undefined);
   }
 
+  /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
-    this.index.clear(server);
-    this.unconfirmed.delete(server);
-    this.rawTools.delete(server);
-    this.setFreshness(server, 'tools', undefined);
+    this.forget(server);
     this.cache?.invalidate(server);
   }
 
   private async fromCache(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
     if (!this.cache) return undefined;
     const entry = await this.cache.load(slot.name, this.keyOf(slot));
-    if (entry?.era && !this.eras.has(slot.name) && !this.distrusted.has(slot.name)) {
-      this.eras.set(slot.name, entry.era);
-      this.eraChecked.set(slot.name, Date.parse(entry.eraCheckedAt ?? entry.savedAt) || 0);
-      this.versions.set(slot.name, entry.serverVersion);
+    if (entry && !this.retired.has(slot)) {
+      this.record(slot.name).adoptEra(entry);
+      await this.fromEntry(slot.name, entry);
     }
-    if (entry && !this.retired.has(slot)) await this.fromEntry(slot.name, entry);
     return this.index.toolsOf(slot.name);
   }
 
@@ -393,17 +345,18 @@ export class ToolCatalog {
     const privateOnes = (['tools', 'prompts'] as const).filter((l) => freshness[l]?.scope === 'private');
     const foreign = privateOnes.length > 0 && (entry.context ?? '') !== (await this.contextNow(server));
     const usable = (listing: Listing) => !(foreign && freshness[listing]?.scope === 'private');
+    const record = this.record(server);
     if (!this.index.toolsOf(server) && usable('tools')) {
       // As for a live listing, what is kept to save again is what the index took.
-      this.rawTools.set(server, this.index.set(server, entry.tools));
-      this.unconfirmed.add(server);
-      this.setFreshness(server, 'tools', freshness.tools);
+      record.rawTools = this.index.set(server, entry.tools);
+      record.unconfirmed = true;
+      record.setFreshness('tools', freshness.tools);
     }
     if (entry.prompts && !this.prompts.promptsOf(server) && usable('prompts')) {
       this.prompts.set(server, entry.prompts);
-      this.setFreshness(server, 'prompts', freshness.prompts);
+      record.setFreshness('prompts', freshness.prompts);
     }
-    if (entry.description && !this.descriptions.has(server)) this.descriptions.set(server, entry.description);
+    record.description ??= entry.description;
   }
 
   private contextNow(server: string): Promise<string> {
@@ -433,27 +386,23 @@ export class ToolCatalog {
     const tools = this.index.toolsOf(slot.name);
     if (!this.cache || !tools) return;
     // The index keeps only the tools the config lets through; the cache keeps what the server listed.
-    const raw = this.rawTools.get(slot.name) ?? tools.map((t) => t.tool);
+    const record = this.record(slot.name);
+    const raw = record.rawTools ?? tools.map((t) => t.tool);
     const prompts = this.prompts.promptsOf(slot.name)?.map((p) => p.prompt);
-    const freshness = this.freshness.get(slot.name);
-    const context = this.contexts.get(slot.name);
+    const { freshness, context } = record;
     this.cache.save(slot.name, this.keyOf(slot), client.serverInfo.version, raw, {
       era: client.era,
-      eraCheckedAt: new Date(this.eraChecked.get(slot.name) ?? 0).toISOString(),
+      eraCheckedAt: new Date(record.eraChecked).toISOString(),
       ...(prompts ? { prompts } : {}),
       description: describeClient(client),
-      ...(freshness && Object.keys(freshness).length > 0 ? { freshness } : {}),
+      ...(Object.keys(freshness).length > 0 ? { freshness: { ...freshness } } : {}),
       ...(context ? { context } : {}),
     });
   }
 
   private keyOf(slot: ServerSlot): string {
-    let key = this.cacheKeys.get(slot.name);
-    if (key === undefined) {
-      key = 'config' in slot.entry ? ManifestCache.keyOf(slot.entry.config, this.hints.handshake) : '';
-      this.cacheKeys.set(slot.name, key);
-    }
-    return key;
+    const record = this.record(slot.name);
+    return (record.cacheKey ??= 'config' in slot.entry ? ManifestCache.keyOf(slot.entry.config, this.hints.handshake) : '');
   }
 }
 

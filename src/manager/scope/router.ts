@@ -21,22 +21,11 @@ interface NameKind<T extends Named> {
 }
 
 const TOOLS: NameKind<ManagedTool> = {
-  noun: 'tool',
-  method: 'tools/call',
-  unknown: 'unknown-tool',
-  index: (pool) => pool.catalog.index,
-  list: (pool, slot) => pool.catalog.toolsOf(slot),
-  confirmCached: (pool, slot) => pool.catalog.confirmCached(slot),
-  refusal: (pool, name) => pool.catalog.index.refusal(name),
+  noun: 'tool', method: 'tools/call', unknown: 'unknown-tool', index: (pool) => pool.catalog.index, list: (pool, slot) => pool.catalog.toolsOf(slot),
+  confirmCached: (pool, slot) => pool.catalog.confirmCached(slot), refusal: (pool, name) => pool.catalog.index.refusal(name),
 };
 
-const PROMPTS: NameKind<ManagedPrompt> = {
-  noun: 'prompt',
-  method: 'prompts/get',
-  unknown: 'unknown-prompt',
-  index: (pool) => pool.catalog.prompts,
-  list: (pool, slot) => pool.catalog.promptsOf(slot),
-};
+const PROMPTS: NameKind<ManagedPrompt> = { noun: 'prompt', method: 'prompts/get', unknown: 'unknown-prompt', index: (pool) => pool.catalog.prompts, list: (pool, slot) => pool.catalog.promptsOf(slot) };
 
 /** Finds the server and raw tool behind a public tool name, starting at most that one server. */
 export function routeTool(pool: PoolState, name: string, view: View, signal?: AbortSignal): Promise<ManagedTool> {
