@@ -49,6 +49,7 @@ export type { ReloadReport } from './manager/config/config-diff.js';
 export type { ServerMetrics } from './manager/telemetry/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config/config.js';
 export type { SharedOptions } from './share/daemon/paths.js';
+export type { ClusterOptions } from './share/cluster/options.js';
 export type { DaemonStatus } from './share/daemon/wire.js';
 export type { ServerState, ServerStatus } from './manager/pool/server-slot.js';
 export type { ManagedTool } from './manager/catalog/tool-index.js';

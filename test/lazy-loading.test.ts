@@ -28,6 +28,8 @@ const HEAVY: Record<string, RegExp> = {
   "vscode-jsonrpc's entry": /\/node_modules\/vscode-jsonrpc\/lib\/(node\/main|common\/(api|connection))\.js$/,
   'the OAuth client': /\/dist\/transport\/http\/oauth\/oauth-provider\.js$/,
   'the HTTP transports': /\/dist\/transport\/http\/(streamable-http|sse-legacy)\.js$/,
+  ioredis: /\/node_modules\/ioredis\//,
+  'the cluster code': /\/dist\/share\/cluster\//,
 };
 
 interface Run {
@@ -80,6 +82,22 @@ it('importing the package and constructing a manager loads none of the heavy mod
   const run = await runRecorded(['--input-type=module', '-e', script]);
   expect({ code: run.code, stdout: run.stdout.trim() }).toEqual({ code: 0, stdout: '["echo"]' });
   expect(run.loaded.some((url) => url.endsWith('/dist/index.js'))).toBe(true);
+  expect(heavyIn(run.loaded)).toEqual([]);
+}, 40_000);
+
+it('a manager given `cluster` loads neither the cluster code nor the Redis client at construction (it joins on first need)', async () => {
+  const echo = fixture('echo-server.mjs');
+  const script = `
+    const { McpServerManager } = await import(${JSON.stringify(entry)});
+    const manager = McpServerManager.fromConfig(
+      { mcpServers: { echo: ${JSON.stringify({ command: echo.command, args: echo.args })} } },
+      { cluster: { redis: 'redis://127.0.0.1:1', advertise: 'http://127.0.0.1:1', secret: 'x'.repeat(32) } },
+    );
+    console.log(JSON.stringify(Object.keys(manager.status())));
+    await manager.shutdown();
+  `;
+  const run = await runRecorded(['--input-type=module', '-e', script]);
+  expect({ code: run.code, stdout: run.stdout.trim() }).toEqual({ code: 0, stdout: '["echo"]' });
   expect(heavyIn(run.loaded)).toEqual([]);
 }, 40_000);
 

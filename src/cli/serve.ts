@@ -10,6 +10,7 @@ import { packageVersion } from '../util/package-info.js';
 import { oneLine } from './format.js';
 import { gatewayToken } from './gateway-token.js';
 import { isLoopbackHost } from '../gateway/http-listener.js';
+import type { ClusterOptions } from '../share/cluster/options.js';
 
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude
 Code, Cursor or VS Code
@@ -18,6 +19,8 @@ Usage:
   lazy-mcp serve [--config FILE] [--cache-dir DIR] [--search] [--no-shared]
                  [--verbose]
   lazy-mcp serve --http [--port N] [--host ADDR] [--token-file FILE] [...]
+  lazy-mcp serve --http --cluster redis://HOST:6379
+                 --advertise http://ME:PORT [...]
 
 Options:
   --config FILE     config file (default: $LAZY_MCP_CONFIG, else the nearest
@@ -38,6 +41,14 @@ Options:
                     LAZY_MCP_TOKEN)
   --token T         the same with the token on the command line, where every
                     local user can read it (a warning says so)
+  --cluster URL     HTTP: join the cluster of every gateway naming this Redis
+                    (or Valkey): one process per server across them, listings
+                    and OAuth tokens shared, sessions routed to the member that
+                    holds them (no sticky load balancer needed); the members'
+                    shared secret (32+ characters) is read from
+                    LAZY_MCP_CLUSTER_SECRET
+  --advertise URL   how the other members reach this one (default
+                    http://HOST:PORT)
   --verbose         show server stderr on stderr
 
 The config file may hold
@@ -57,6 +68,8 @@ const OPTIONS = {
   host: { type: 'string' },
   token: { type: 'string' },
   'token-file': { type: 'string' },
+  cluster: { type: 'string' },
+  advertise: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -121,7 +134,22 @@ export async function serve(argv: readonly string[]): Promise<number> {
         );
       }
     }
+    let cluster: ClusterOptions | undefined;
+    if (values.cluster !== undefined || values.advertise !== undefined) {
+      if (!values.http || values.cluster === undefined) throw new UsageError('--cluster and --advertise need --http (and --advertise needs --cluster)');
+      const bound = values.host ?? section.host ?? '127.0.0.1';
+      const advertise = values.advertise ?? (port === 0 ? undefined : `http://${bound.includes(':') ? `[${bound}]` : bound}:${port}`);
+      if (advertise === undefined) throw new UsageError('--cluster with --port 0 needs --advertise: the other members must know where to reach this one');
+      const secret = process.env.LAZY_MCP_CLUSTER_SECRET;
+      // Not for any child to inherit.
+      delete process.env.LAZY_MCP_CLUSTER_SECRET;
+      // The gateway serves the members' endpoint on its own port.
+      cluster = { redis: values.cluster, advertise, listen: false, ...(secret === undefined ? {} : { secret }) };
+      const { resolveCluster } = await import('../share/cluster/options.js');
+      resolveCluster(cluster); // a wrong value is told now, as a usage error
+    }
     manager = McpServerManager.fromFile(configPath, {
+      ...(cluster ? { cluster } : {}),
       clientInfo: { name: 'lazy-mcp', version: packageVersion() },
       // Backends may ask; each question goes to the gateway client whose call caused it.
       capabilities: { elicitation: true, sampling: true },

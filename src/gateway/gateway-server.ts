@@ -40,6 +40,8 @@ export interface GatewayOptions {
    * in ms. Default 10 minutes (a person may be answering).
    */
   inputTimeoutMs?: number;
+  /** Makes each round's `requestState` (a cluster seals it so any member routes the retry back). Default: random. */
+  roundState?: (lifetimeMs: number) => string;
 }
 
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
@@ -94,7 +96,7 @@ export class Gateway {
     if (typeof inputTimeoutMs !== 'number' || !(inputTimeoutMs > 0) || inputTimeoutMs > 2 ** 31 - 1) {
       throw new McpError('invalid-arguments', `gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got ${JSON.stringify(inputTimeoutMs) ?? String(inputTimeoutMs)} (${typeof inputTimeoutMs})`, {});
     }
-    this.rounds = new InputRounds(inputTimeoutMs);
+    this.rounds = new InputRounds(inputTimeoutMs, options.roundState);
     manager.on('toolsChanged', this.onToolsChanged);
   }
 

@@ -41,6 +41,18 @@ export interface HttpListenerOptions {
   maxSessions?: number;
   /** Legacy sessions open at once from one client address; an `initialize` beyond it gets 429. Default 32. */
   maxSessionsPerClient?: number;
+  /** A cluster member's hooks (`cluster` manager option): its internal endpoint, and sealed session ids any member can route. */
+  cluster?: ListenerCluster;
+}
+
+/** What the listener asks of a cluster member (see `ClusterMember`). */
+export interface ListenerCluster {
+  /** Serves the members' internal endpoint (its own authentication); false when the request is not for it. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** A new legacy session id, sealed so that any member routes the session's requests here. */
+  newSessionId(): string;
+  /** A session id or round state not held here: forwarded to the member that holds it, or refused; false: this member issued it. */
+  elsewhere(kind: 'session' | 'round', value: string, req: IncomingMessage, res: ServerResponse, body?: string): Promise<boolean>;
 }
 
 /** The listening endpoint. */
@@ -75,6 +87,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       `refusing to listen on ${host} without a token: beyond loopback anyone who can reach the port could call every tool; give a token (--token-file FILE or LAZY_MCP_TOKEN) or listen on 127.0.0.1`,
     );
   }
+  const cluster = options.cluster;
   const sessions = new Map<string, HttpServerChannel>();
   const lastSeen = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -103,6 +116,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedHost(req.headers.host)) return refuse(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
     if (!allowedOrigin(req.headers.origin)) return refuse(res, 403, `Origin ${JSON.stringify(req.headers.origin)} is not allowed`);
+    if (cluster && (await cluster.handle(req, res))) return;
     if (!authorized(req.headers.authorization)) {
       res.setHeader('www-authenticate', 'Bearer');
       return refuse(res, 401, 'a bearer token is required');
@@ -110,7 +124,10 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     if ((req.url ?? '').split('?')[0] !== path) return refuse(res, 404, `not found; the MCP endpoint is ${path}`);
     const sessionId = header(req, 'mcp-session-id');
     const session = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (sessionId !== undefined && !session) return refuse(res, 404, 'Session not found', SESSION_NOT_FOUND);
+    if (sessionId !== undefined && !session) {
+      if (cluster && (await cluster.elsewhere('session', sessionId, req, res))) return;
+      return refuse(res, 404, 'Session not found', SESSION_NOT_FOUND);
+    }
     if (session) lastSeen.set(sessionId!, Date.now());
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
@@ -151,7 +168,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
         res.setHeader('retry-after', String(Math.ceil(idleMs / 1000)));
         return refuse(res, refusal.status, refusal.message, SERVER_ERROR, validId((message as { id?: unknown }).id));
       }
-      const id = randomUUID();
+      const id = cluster?.newSessionId() ?? randomUUID();
       const channel = new HttpServerChannel(url, id, false);
       sessions.set(id, channel);
       lastSeen.set(id, Date.now());
@@ -169,6 +186,9 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     }
     const modern = version === MODERN_PROTOCOL_VERSION || m.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined;
     if (!modern) return refuse(res, 400, 'Bad Request: no Mcp-Session-Id; send initialize first, or use protocol revision 2026-07-28', SERVER_ERROR);
+    // A round another member issued goes back to it: the call waiting on its answers lives there.
+    const state = (m.params as { requestState?: unknown } | undefined)?.requestState;
+    if (cluster && typeof state === 'string' && (await cluster.elsewhere('round', state, req, res, body))) return;
     // Stateless: a connection (and pool session) for this one request, ended once it is answered.
     const channel = new HttpServerChannel(url, undefined, true);
     channel.onAnswered(() => {

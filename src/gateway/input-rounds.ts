@@ -132,7 +132,11 @@ export class InputRounds {
   private readonly parked = new Map<string, { call: PendingCall; timer: NodeJS.Timeout }>();
   private closed = false;
 
-  constructor(readonly lifetimeMs: number) {}
+  /** `newState`: how a `requestState` is made (in a cluster, sealed so any member routes the retry here). */
+  constructor(
+    readonly lifetimeMs: number,
+    private readonly newState: (lifetimeMs: number) => string = () => randomBytes(24).toString('base64url'),
+  ) {}
 
   get size(): number {
     return this.parked.size;
@@ -140,7 +144,7 @@ export class InputRounds {
 
   /** Keeps `call` until the client's retry; returns the `requestState` that retry must carry. */
   park(call: PendingCall): string {
-    const state = randomBytes(24).toString('base64url');
+    const state = this.newState(this.lifetimeMs);
     if (this.closed) {
       call.cancel(new McpError('closed', 'the gateway was closed'));
       return state;

@@ -37,11 +37,13 @@ export interface ServedGateway {
 export async function serveGateway(manager: McpServerManager, options: ServeGatewayOptions = {}): Promise<ServedGateway> {
   // Loaded here, not with the package: only a process that serves needs the gateway.
   const { Gateway } = await import('./gateway-server.js');
-  const gateway = new Gateway(manager, options);
+  // A cluster member joins before it serves: its peers must see it to route to it.
+  const member = options.transport === 'http' ? await manager.clusterMember() : undefined;
+  const gateway = new Gateway(manager, member ? { ...options, roundState: (ttl) => member.newRoundState(ttl) } : options);
   let closing: Promise<void> | undefined;
   if (options.transport === 'http') {
     const { listenHttp } = await import('./http-listener.js');
-    const listener = await listenHttp(gateway, options.http);
+    const listener = await listenHttp(gateway, member ? { ...options.http, cluster: member } : options.http);
     const close = () => (closing ??= Promise.all([listener.close(), gateway.close()]).then(() => undefined));
     return { gateway, url: listener.url, done: listener.closed.then(() => undefined), close };
   }

@@ -29,13 +29,16 @@ import type { ServerDescription } from './catalog/server-description.js';
 import { Subscriptions } from './scope/subscriptions.js';
 import type { ToolCallHost } from './call/tool-call.js';
 import { type ServerStatus, ServerSlot } from './pool/server-slot.js';
-import { placementFor } from './pool/placement.js';
 import { ToolSession } from './scope/session.js';
 import { defaultStateDir } from '../util/state-dir.js';
 import { ToolCatalog } from './catalog/tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './catalog/tool-filter.js';
 import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
 import { Tracing } from './telemetry/tracing.js';
+import type { TokenStore } from '../transport/http/oauth/token-store.js';
+import type { ClusterEvent, ClusterMember } from '../share/cluster/member.js';
+import { clusterPlacement, type Placement, placementFor } from './pool/placement.js';
+import type { ManifestStore } from './catalog/manifest-store.js';
 import type { ManagerEvents } from './events.js';
 import { slotHost, type SlotWiring } from './slot-host.js';
 import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
@@ -77,6 +80,10 @@ export class McpServerManager extends EventEmitter {
   private reloading: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
   private readonly auth: PoolAuth;
+  /** Where stdio servers run when not in this process (the pool daemon, the cluster). */
+  private readonly placement: Placement;
+  /** This manager as a cluster member, once joined (see {@link clusterMember}). */
+  private member: Promise<ClusterMember> | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -126,7 +133,8 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
-    this.auth = new PoolAuth(options);
+    this.placement = options.cluster ? clusterPlacement(() => this.clusterMember()!) : placementFor(options.shared);
+    this.auth = new PoolAuth(options.cluster && !options.tokenStore ? { ...options, tokenStore: this.clusterStores().tokens } : options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
     const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
@@ -146,6 +154,7 @@ export class McpServerManager extends EventEmitter {
         onStale: (server, listing, error) =>
           this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
         handshake: ManifestCache.handshakeKey(options.clientInfo ?? DEFAULT_CLIENT_INFO, Object.keys(this.router.connectionHandlers())),
+        ...(options.cluster ? { store: this.clusterStores().manifests } : {}),
       },
     );
     this.index = this.catalog.index;
@@ -183,11 +192,12 @@ export class McpServerManager extends EventEmitter {
       pool: this.pool,
       subscriptions: this.subscriptions,
       auth: this.auth,
-      placement: placementFor(options.shared),
+      placement: this.placement,
       get tracing() {
         return manager.tracing;
       },
       emit: (event, payload) => this.emit(event, payload),
+      ...(options.cluster ? { tellCluster: (event: { type: 'tools' | 'prompts' | 'resources'; server: string }) => this.tellCluster(event) } : {}),
     };
     for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     // After the constructor returns, so listeners attached right away see the events.
@@ -329,7 +339,10 @@ export class McpServerManager extends EventEmitter {
    * one at a time, in call order. Emits `configChanged`.
    */
   reload(config: unknown): Promise<ReloadReport> {
-    return this.enqueue(() => parseConfig(config));
+    const report = this.enqueue(() => parseConfig(config));
+    // In a cluster every member applies it (each expanding its own environment).
+    if (this.options.cluster && !this.fromCluster) void report.then(() => this.member?.then((m) => m.publish({ type: 'reload', config, from: m.id })), () => undefined);
+    return report;
   }
 
   private enqueue(parse: () => ServerEntry[]): Promise<ReloadReport> {
@@ -386,6 +399,8 @@ export class McpServerManager extends EventEmitter {
       const grace = this.options.shutdownGraceMs ?? 2000;
       const slots = [...this.slots.values(), ...this.retiring];
       await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      // Leaving the cluster stops the servers this member owns (peers re-place them at once).
+      await this.member?.then((m) => m.close(), () => undefined);
       // Then the cache writes queued by now (a listing that landed during the stop among
       // them) get at most a second more, so a manager made next finds them.
       await this.catalog.flushed(Math.min(grace, 1000));
@@ -472,6 +487,73 @@ export class McpServerManager extends EventEmitter {
     if (this.tracingLookup === null) this.tracingLookup = Tracing.load(DEFAULT_CLIENT_INFO.version);
     return this.tracingLookup;
   }
+
+  // --- cluster hooks (see src/share/cluster/) ---
+
+  /**
+   * This manager as a member of its cluster (`cluster` option), joining on the first call:
+   * Redis connected, the internal endpoint served, the heartbeat started. Undefined without
+   * `cluster`. A gateway serving HTTP takes the member's endpoint and routing from here.
+   */
+  clusterMember(): Promise<ClusterMember> | undefined {
+    const options = this.options.cluster;
+    if (!options) return undefined;
+    this.member ??= (async () => {
+      const [{ ClusterMember }, { resolveCluster }] = await Promise.all([import('../share/cluster/member.js'), import('../share/cluster/options.js')]);
+      return ClusterMember.start(resolveCluster(options), {
+        servers: () =>
+          [...this.slots.values()].flatMap((slot) => (slot.entry.kind === 'stdio' ? [{ name: slot.name, config: slot.entry.config, options: slotHost(this.wiring, slot.entry, () => true, this.recorder(slot.name)).connectOptions(slot.name) }] : [])),
+        remote: (event) => this.heardFromCluster(event),
+        log: (message) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: message }),
+      });
+    })();
+    return this.member;
+  }
+
+  /** The shared stores, usable before the member has joined: each call waits for it. */
+  private clusterStores(): { manifests: ManifestStore; tokens: TokenStore } {
+    const member = () => this.clusterMember()!;
+    return {
+      manifests: {
+        load: (server, key) => member().then((m) => m.manifests.load(server, key), () => undefined),
+        save: (...args) => void member().then((m) => m.manifests.save(...args), () => undefined),
+        invalidate: (server) => void member().then((m) => m.manifests.invalidate(server), () => undefined),
+        flushed: (ms) => (this.member ? this.member.then((m) => m.manifests.flushed(ms), () => undefined) : Promise.resolve()),
+      },
+      tokens: {
+        get: (key) => member().then((m) => m.tokens.get(key)),
+        set: (key, value) => member().then((m) => m.tokens.set(key, value)),
+        delete: (key) => member().then((m) => m.tokens.delete(key)),
+      },
+    };
+  }
+
+  private tellCluster(event: { type: 'tools' | 'prompts' | 'resources'; server: string }): void {
+    void this.member?.then((m) => m.publish({ ...event, from: m.id }), () => undefined);
+  }
+
+  /** Another member saw a list change, or applied a config: this one follows. */
+  private heardFromCluster(event: ClusterEvent): void {
+    if (event.type === 'reload') {
+      this.fromCluster = true;
+      void this.reload(event.config)
+        .catch((error: unknown) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: `a config another member applied does not apply here: ${(error as Error).message}` }))
+        .finally(() => (this.fromCluster = false));
+      return;
+    }
+    if (!('server' in event) || !this.slots.has(event.server)) return;
+    const slot = slotOf(this.pool, event.server);
+    if (event.type === 'tools') {
+      this.catalog.forget(slot.name);
+      this.emit('toolsChanged', { server: slot.name });
+    } else if (event.type === 'prompts') {
+      this.catalog.promptsChanged(slot);
+      this.emit('promptsChanged', { server: slot.name });
+    } else this.emit('resourcesChanged', { server: slot.name });
+  }
+
+  /** Set while a reload another member published is applied: it is not published again. */
+  private fromCluster = false;
 }
 
 /** A config error, named after the file it is in. */

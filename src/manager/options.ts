@@ -1,3 +1,4 @@
+import type { ClusterOptions } from '../share/cluster/options.js';
 import { McpError } from '../errors.js';
 import type { HostHandlers, Implementation, Root } from '../protocol/types.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
@@ -57,6 +58,13 @@ export interface ManagerOptions {
    * daemon's options. Remote servers are unaffected. Default: off.
    */
   shared?: boolean | SharedOptions;
+  /**
+   * Join a cluster: every manager naming the same Redis forms one pool, each stdio server
+   * running once on the member that owns it; listings, era verdicts and OAuth tokens
+   * (encrypted with a key of `secret`) shared in Redis. See `ClusterOptions`. The member
+   * joins on first need; its code (and the Redis client) load only then. Default: off.
+   */
+  cluster?: ClusterOptions;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -81,6 +89,7 @@ export function checkOptions(options: ManagerOptions): void {
     ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
     ['shared', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v)), 'true, false or { runtimeDir?, idleTimeoutMs?, version?, logFile? }'],
+    ['cluster', (v) => typeof v === 'object' && v !== null && typeof (v as ClusterOptions).redis === 'string' && typeof (v as ClusterOptions).advertise === 'string', '{ redis: "redis://host:port", advertise: "http://host:port", secret? }'],
     ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
   ];
   const handlersWrong = handlersProblem(options.handlers, 'manager option');

@@ -25,6 +25,8 @@ export interface SlotWiring {
   readonly placement: Placement;
   readonly tracing: Tracing | undefined;
   emit<E extends keyof ManagerEvents>(event: E, payload: ManagerEvents[E]): void;
+  /** In a cluster: a list change this member saw, for every other member. */
+  tellCluster?(event: { type: 'tools' | 'prompts' | 'resources'; server: string }): void;
 }
 
 /**
@@ -59,12 +61,17 @@ export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => 
           if (!current()) return;
           wiring.catalog.changed(slotOf(wiring.pool, server));
           wiring.emit('toolsChanged', { server });
+          wiring.tellCluster?.({ type: 'tools', server });
         },
         promptsChanged: () => {
           wiring.catalog.promptsChanged(slotOf(wiring.pool, server));
           wiring.emit('promptsChanged', { server });
+          wiring.tellCluster?.({ type: 'prompts', server });
         },
-        resourcesChanged: () => wiring.emit('resourcesChanged', { server }),
+        resourcesChanged: () => {
+          wiring.emit('resourcesChanged', { server });
+          wiring.tellCluster?.({ type: 'resources', server });
+        },
         resourceUpdated: (uri) => wiring.subscriptions.updated(server, uri),
       },
     }),

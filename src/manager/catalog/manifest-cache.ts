@@ -105,26 +105,7 @@ export class ManifestCache {
       this.onProblem(server, `ignoring the corrupt tool cache of server "${server}" (${this.fileOf(server)}): not valid JSON`);
       return undefined;
     }
-    const valid =
-      entry?.format === FORMAT &&
-      entry.server === server &&
-      typeof entry.key === 'string' &&
-      typeof entry.serverVersion === 'string' &&
-      Array.isArray(entry.tools) &&
-      (entry.era === undefined || entry.era === '2026' || entry.era === 'legacy') &&
-      (entry.eraCheckedAt === undefined || typeof entry.eraCheckedAt === 'string') &&
-      entry.tools.every(
-        (t) =>
-          typeof t?.name === 'string' &&
-          typeof t.inputSchema === 'object' &&
-          t.inputSchema !== null &&
-          (t.description === undefined || typeof t.description === 'string') &&
-          (t.title === undefined || typeof t.title === 'string'),
-      ) &&
-      (entry.prompts === undefined || (Array.isArray(entry.prompts) && entry.prompts.every((p) => typeof p?.name === 'string'))) &&
-      (entry.description === undefined || isServerDescription(entry.description)) &&
-      (entry.freshness === undefined || isListingFreshness(entry.freshness)) &&
-      (entry.context === undefined || typeof entry.context === 'string');
+    const valid = isManifestEntry(entry, server);
     if (!valid) {
       this.onProblem(server, `ignoring the tool cache of server "${server}" (${this.fileOf(server)}): unknown format`);
       return undefined;
@@ -286,4 +267,34 @@ export function untrusted(info: Pick<Stats, 'uid' | 'mode'>, uid: number | undef
   if (info.uid !== uid) return `is owned by another user (uid ${info.uid})`;
   if ((info.mode & 0o022) !== 0) return `can be written by other users (mode ${(info.mode & 0o777).toString(8)})`;
   return undefined;
+}
+
+/** Whether a parsed value is a well-formed entry of `server` (files and shared stores are read alike). */
+export function isManifestEntry(entry: ManifestEntry, server: string): boolean {
+  return (
+    entry?.format === FORMAT &&
+    entry.server === server &&
+    typeof entry.key === 'string' &&
+    typeof entry.serverVersion === 'string' &&
+    Array.isArray(entry.tools) &&
+    (entry.era === undefined || entry.era === '2026' || entry.era === 'legacy') &&
+    (entry.eraCheckedAt === undefined || typeof entry.eraCheckedAt === 'string') &&
+    entry.tools.every(
+      (t) =>
+        typeof t?.name === 'string' &&
+        typeof t.inputSchema === 'object' &&
+        t.inputSchema !== null &&
+        (t.description === undefined || typeof t.description === 'string') &&
+        (t.title === undefined || typeof t.title === 'string'),
+    ) &&
+    (entry.prompts === undefined || (Array.isArray(entry.prompts) && entry.prompts.every((p) => typeof p?.name === 'string'))) &&
+    (entry.description === undefined || isServerDescription(entry.description)) &&
+    (entry.freshness === undefined || isListingFreshness(entry.freshness)) &&
+    (entry.context === undefined || typeof entry.context === 'string')
+  );
+}
+
+/** An entry as {@link ManifestCache.save} writes it, for stores other than the folder. */
+export function manifestEntry(server: string, key: string, serverVersion: string, tools: Tool[], extras: ManifestExtras = {}): ManifestEntry {
+  return { format: FORMAT, server, key, serverVersion, savedAt: new Date().toISOString(), tools, ...extras };
 }

@@ -4,6 +4,7 @@ import { clock, freshnessOf, isFresh, type Listing } from './freshness.js';
 import { ServerRecord } from './server-record.js';
 import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
 import { ManifestCache } from './manifest-cache.js';
+import type { ManifestStore } from './manifest-store.js';
 import { type ManagedPrompt, PromptIndex } from './prompt-index.js';
 import { describeClient, type ServerDescription } from './server-description.js';
 import type { ServerSlot } from '../pool/server-slot.js';
@@ -34,6 +35,8 @@ export interface HintOptions {
   onStale?: (server: string, listing: Listing, error: unknown) => void;
   /** What the client says of itself at `initialize` ({@link ManifestCache.handshakeKey}): part of every cache key. */
   handshake?: string;
+  /** Where listings are kept instead of `cacheDir` (a cluster's shared store). */
+  store?: ManifestStore;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface HintOptions {
 export class ToolCatalog {
   readonly index: ToolIndex;
   readonly prompts: PromptIndex;
-  private readonly cache: ManifestCache | undefined;
+  private readonly cache: ManifestStore | undefined;
   private readonly records = new Map<string, ServerRecord>();
   /** Per listing and slot (a reload may put a new slot under the same name), its re-listing in flight. */
   private readonly relisting: Record<Listing, Map<ServerSlot, Promise<void>>> = { tools: new Map(), prompts: new Map() };
@@ -65,7 +68,7 @@ export class ToolCatalog {
   ) {
     this.index = new ToolIndex(servers, filters, onToolProblem);
     this.prompts = new PromptIndex(servers);
-    this.cache = cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined;
+    this.cache = hints.store ?? (cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined);
   }
 
   /**
@@ -307,13 +310,18 @@ export class ToolCatalog {
     return { tools: this.index.reconfigure(servers, filters), prompts: this.prompts.reconfigure(servers) };
   }
 
-  /** What we know of a server's tools is stale: forget it, here and on disk. */
-  invalidate(server: string): void {
+  /** Another cluster member saw the server's tools change: what this one knows goes, the shared store stays (its owner rewrites it). */
+  forget(server: string): void {
     this.index.clear(server);
     const record = this.record(server);
     record.unconfirmed = false;
     record.rawTools = undefined;
     record.setFreshness('tools', undefined);
+  }
+
+  /** What we know of a server's tools is stale: forget it, here and on disk. */
+  invalidate(server: string): void {
+    this.forget(server);
     this.cache?.invalidate(server);
   }
 

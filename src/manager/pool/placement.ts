@@ -1,3 +1,4 @@
+import type { ClusterMember } from '../../share/cluster/member.js';
 import type { SharedOptions } from '../../share/daemon/paths.js';
 import type { ServerEntry } from '../config/config.js';
 import { type ChannelFactory, localChannels } from './channel-factory.js';
@@ -11,8 +12,8 @@ import { type ChannelFactory, localChannels } from './channel-factory.js';
  * - `daemonPlacement`: plain stdio servers in the machine's pool daemon, shared with the
  *   other processes that run the same entry; sandboxed and remote ones stay local.
  *
- * A cluster placement plugs in here too: given the entry (and later the principal), it
- * returns a factory whose channels reach the member that owns the server.
+ * - `clusterPlacement`: plain stdio servers on the cluster member that owns them
+ *   (rendezvous hash of fingerprint and principal), this one or another.
  */
 export interface Placement {
   channelsFor(entry: ServerEntry): ChannelFactory;
@@ -37,4 +38,16 @@ export function daemonPlacement(shared: SharedOptions): Placement {
 export function placementFor(shared: boolean | SharedOptions | undefined): Placement {
   if (!shared) return localPlacement;
   return daemonPlacement(shared === true ? {} : shared);
+}
+
+/** Stdio servers on their owner in the cluster; `member` joins the cluster on first need (and loads its code). */
+export function clusterPlacement(member: () => Promise<ClusterMember>): Placement {
+  const cluster: ChannelFactory = {
+    async open(entry, { options, signal }) {
+      if (entry.kind !== 'stdio') return localChannels.open(entry, { options, signal });
+      return (await member()).open(entry.name, entry.config, options, signal);
+    },
+  };
+  // A sandboxed entry runs where it is called, in its sandbox: its paths are this machine's.
+  return { channelsFor: (entry) => (entry.kind === 'stdio' && !entry.config.sandbox ? cluster : localChannels) };
 }

@@ -7,10 +7,15 @@ import { CLIENT_CAPABILITIES_META_KEY, MRTR_METHODS, PROTOCOL_VERSION_META_KEY, 
 import type { RequestOptions } from '../../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
 import { ALL_PROTOCOL_VERSIONS, type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
-import type { RequestId } from '../../transport/channel.js';
+import type { Channel, RequestId } from '../../transport/channel.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';
-import type { SocketChannel } from './socket-channel.js';
 import { CLOSING_NOTE, STARTED_NOTE, STDERR_NOTE, toWire } from './wire.js';
+
+/**
+ * The client's connection: the daemon's Unix socket, or (in a cluster) a member's HTTP
+ * session or an in-memory pair; `relate` puts a question on the stream of the call it is about.
+ */
+export type RelayChannel = Channel & { relate?(id: RequestId, to: RequestId): void };
 
 /** A server's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
@@ -58,7 +63,7 @@ export class DaemonSession implements AttachedSession {
   private readonly rounds = new InputRounds(INPUT_TIMEOUT_MS);
 
   constructor(
-    private readonly channel: SocketChannel,
+    private readonly channel: RelayChannel,
     private readonly server: SharedServer,
     readonly clientPid: number,
     onEnd: (session: DaemonSession) => void,
@@ -253,7 +258,7 @@ export class DaemonSession implements AttachedSession {
   /** Asks this session's client a question of the server's, marked as about the call that caused it. */
   private ask(method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
-    const onId = about === undefined ? undefined : (id: number) => this.channel.relate(id, about);
+    const onId = about === undefined ? undefined : (id: number) => this.channel.relate?.(id, about);
     return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
   }
 

@@ -1,0 +1,210 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { McpError } from '../../errors.js';
+import { HttpServerChannel } from '../../transport/server/http-server-channel.js';
+import type { Channel, JsonRpcMessage } from '../../transport/channel.js';
+import { createMemoryChannelPair } from '../../transport/memory.js';
+import { DaemonSession } from '../daemon/daemon-session.js';
+import { SharedServer } from '../daemon/shared-server.js';
+import type { AttachParams } from '../daemon/wire.js';
+import { CountedChannel } from './relay-channels.js';
+
+/** Where the internal endpoint of each server lives on a member: `<advertise>/.lazy-mcp/cluster/s/<fingerprint>`. */
+export const INTERNAL_PREFIX = '/.lazy-mcp/cluster/';
+
+/** How long an owner that lost a server waits for the calls in flight on it before it stops it, in ms. */
+export const DRAIN_MS = 10_000;
+/** A server with no member attached stops after this, in ms. */
+const LINGER_MS = 60_000;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** What the host asks of its member. */
+export interface OwnerHooks {
+  /** The server of this member's config with this fingerprint, as it would run it; undefined if none. */
+  attachParams(fingerprint: string): AttachParams | undefined;
+  /** Whether this member owns the fingerprint now (false too while the view cannot be trusted). */
+  owns(fingerprint: string, principal?: string): boolean;
+  log(line: string): void;
+}
+
+interface Attached {
+  channel: CountedChannel;
+  session: DaemonSession;
+}
+
+/**
+ * The servers this member owns: each one process (the daemon's {@link SharedServer}),
+ * attached to by this member's own slot over an in-memory pair and by every other member
+ * over MCP Streamable HTTP on the internal endpoint, authenticated with the cluster secret.
+ */
+export class OwnerHost {
+  private readonly servers = new Map<string, SharedServer>();
+  private readonly attached = new Map<SharedServer, Set<Attached>>();
+  /** Internal HTTP sessions, by their id. */
+  private readonly httpSessions = new Map<string, HttpServerChannel>();
+  private readonly draining = new Set<SharedServer>();
+  private closed = false;
+
+  constructor(
+    private readonly auth: string,
+    private readonly hooks: OwnerHooks,
+  ) {}
+
+  /** Fingerprints of the servers running here. */
+  running(): string[] {
+    return [...this.servers.keys()];
+  }
+
+  /** This member's own slot's channel to a server it owns. */
+  async attachLocal(fingerprint: string, params: AttachParams): Promise<Channel> {
+    const server = this.serverFor(fingerprint, params);
+    const client = await server.ready();
+    const [ours, theirs] = createMemoryChannelPair();
+    this.attach(server, client, theirs);
+    return ours;
+  }
+
+  /** Serves a request under {@link INTERNAL_PREFIX}; false when the path is not ours. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const path = (req.url ?? '').split('?')[0];
+    if (!path.startsWith(INTERNAL_PREFIX)) return false;
+    if (!this.authorized(req.headers.authorization)) {
+      refuse(res, 401, 'the cluster endpoint needs the cluster secret (members only)');
+      return true;
+    }
+    const match = /^s\/([0-9a-f]{16,64})$/.exec(path.slice(INTERNAL_PREFIX.length));
+    if (!match) {
+      refuse(res, 404, `no such cluster endpoint ${JSON.stringify(path)}`);
+      return true;
+    }
+    await this.serve(match[1], req, res);
+    return true;
+  }
+
+  private async serve(fingerprint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = header(req, 'mcp-session-id');
+    const channel = sessionId === undefined ? undefined : this.httpSessions.get(sessionId);
+    if (sessionId !== undefined && !channel) return refuse(res, 404, 'Session not found', -32001);
+    if (req.method === 'GET') return channel ? channel.attachStandalone(res) : refuse(res, 405, 'GET needs an Mcp-Session-Id');
+    if (req.method === 'DELETE') {
+      await channel?.close();
+      return void res.writeHead(204).end();
+    }
+    if (req.method !== 'POST') return refuse(res, 405, `method ${req.method} is not allowed`);
+    const body = await readBody(req);
+    let message: JsonRpcMessage;
+    try {
+      message = JSON.parse(body ?? '') as JsonRpcMessage;
+    } catch {
+      return refuse(res, 400, 'Parse error: the body is not one JSON-RPC message', -32700);
+    }
+    const sse = (req.headers.accept ?? '').includes('text/event-stream');
+    if (channel) return channel.accept(message, res, sse);
+    if ((message as { method?: unknown }).method !== 'initialize') return refuse(res, 400, 'Bad Request: no Mcp-Session-Id; send initialize first');
+    const params = this.hooks.attachParams(fingerprint);
+    if (!params) return refuse(res, 404, `this member's config has no server with fingerprint ${fingerprint}: the members' configs differ`);
+    if (!this.hooks.owns(fingerprint, decodeURIComponent(header(req, 'x-lazy-mcp-principal') ?? '')) && !this.servers.has(fingerprint)) {
+      return refuse(res, 421, `this member does not own server "${params.name}" (${fingerprint}) in its view of the cluster; place it again`);
+    }
+    let client;
+    const server = this.serverFor(fingerprint, params);
+    try {
+      client = await server.ready();
+    } catch (error) {
+      return refuse(res, 502, `server "${params.name}" did not start on its owner: ${(error as Error).message}`);
+    }
+    const id = randomUUID();
+    const http = new HttpServerChannel(`${INTERNAL_PREFIX}s/${fingerprint}`, id, false);
+    this.httpSessions.set(id, http);
+    http.onClose(() => this.httpSessions.delete(id));
+    this.attach(server, client, http);
+    res.setHeader('mcp-session-id', id);
+    http.accept(message, res, sse);
+  }
+
+  private attach(server: SharedServer, client: Awaited<ReturnType<SharedServer['ready']>>, channel: Channel & { relate?(id: number | string, to: number | string): void }): void {
+    const counted = new CountedChannel(channel);
+    let set = this.attached.get(server);
+    if (!set) this.attached.set(server, (set = new Set()));
+    const entry: Attached = { channel: counted, session: undefined as unknown as DaemonSession };
+    entry.session = new DaemonSession(counted, server, 0, () => set.delete(entry));
+    set.add(entry);
+  }
+
+  private serverFor(fingerprint: string, params: AttachParams): SharedServer {
+    if (this.closed) throw new McpError('closed', `server "${params.name}": this cluster member is shutting down`, { server: params.name });
+    let server = this.servers.get(fingerprint);
+    if (!server) {
+      server = new SharedServer(
+        fingerprint,
+        params,
+        LINGER_MS,
+        (gone) => {
+          if (this.servers.get(fingerprint) === gone) this.servers.delete(fingerprint);
+          this.attached.delete(gone);
+        },
+        this.hooks.log,
+      );
+      this.servers.set(fingerprint, server);
+    }
+    return server;
+  }
+
+  /**
+   * The view changed: each server this member no longer owns drains (the calls in flight on
+   * it end, within DRAIN_MS) and stops; its members re-place it at their next use.
+   */
+  rebalance(): void {
+    for (const [fingerprint, server] of this.servers) {
+      if (this.hooks.owns(fingerprint) || this.draining.has(server)) continue;
+      this.draining.add(server);
+      void this.drain(server).finally(() => this.draining.delete(server));
+    }
+  }
+
+  private async drain(server: SharedServer): Promise<void> {
+    const sessions = [...(this.attached.get(server) ?? [])];
+    await Promise.all(sessions.map((s) => s.channel.idle(DRAIN_MS)));
+    this.hooks.log(`${server.name} (${server.fingerprint}) moved to another member: stopped after its calls in flight`);
+    await server.close(new McpError('unavailable', `server "${server.name}" moved to another cluster member; place it again`, { server: server.name }));
+  }
+
+  /** Stops every server and ends every session. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.httpSessions.values()].map((c) => c.close()));
+    await Promise.all([...this.servers.values()].map((s) => s.close(new McpError('unavailable', `server "${s.name}": its cluster member is shutting down`, { server: s.name }))));
+  }
+
+  private authorized(value: string | undefined): boolean {
+    return bearerIs(value, this.auth);
+  }
+}
+
+/** Whether an Authorization header carries exactly this bearer token (compared in constant time). */
+export function bearerIs(value: string | undefined, token: string): boolean {
+  const given = Buffer.from(value ?? '');
+  const expected = Buffer.from(`Bearer ${token}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of req) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

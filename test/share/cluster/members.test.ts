@@ -1,0 +1,206 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolveCluster } from '../../../src/share/cluster/options.js';
+import { ownerOf, placementKey } from '../../../src/share/cluster/rendezvous.js';
+import { join } from 'node:path';
+import { isAlive, killLeftovers, repoRoot, waitFor } from '../../support/fixtures.js';
+import { callTool, notesConfig, openSession, rpc, SECRET, TestMember, TestRedis } from './support.js';
+
+// Three real `lazy-mcp serve --http --cluster` processes and a real redis-server: the
+// server runs once in the cluster whichever member is called, a listing on a fresh member
+// spawns nothing, a session continues through any member, and an owner's SIGKILL costs
+// only the calls in flight on it.
+
+let redis: TestRedis;
+const members: TestMember[] = [];
+const leftovers: number[] = [];
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+});
+
+afterEach(async () => {
+  // SIGTERM: each member stops the servers it owns, as in production.
+  await Promise.all(members.splice(0).map((m) => m.stop('SIGTERM')));
+  killLeftovers(leftovers);
+});
+
+afterAll(async () => {
+  await redis.stop();
+});
+
+async function cluster(count: number) {
+  const config = notesConfig();
+  members.push(...(await Promise.all(Array.from({ length: count }, () => TestMember.start(config.path, redis)))));
+  // Every member sees every other before the test places anything (joins are seen within a refresh).
+  await until(async () => (await Promise.all(members.map(health))).every((seen) => seen.members.length === count), 10_000);
+  const pids = () => readdirSync(config.pids).map(Number);
+  return { config, pids };
+}
+
+const textOf = (answer: Awaited<ReturnType<typeof callTool>>) => ((answer.body?.result?.content as { text: string }[] | undefined) ?? [])[0]?.text;
+
+it('one process per server whichever member is called; a listing on a fresh member spawns nothing', async () => {
+  const { config, pids } = await cluster(3);
+  const answers = [];
+  for (const member of members) {
+    const session = await openSession(member.url);
+    answers.push(textOf(await callTool(member.url, session, 'mcp__notes__pid')));
+  }
+  expect(new Set(answers).size).toBe(1);
+  expect(pids()).toEqual([Number(answers[0])]);
+  leftovers.push(...pids());
+
+  const fresh = await TestMember.start(config.path, redis);
+  members.push(fresh);
+  const session = await openSession(fresh.url);
+  const listed = await rpc(fresh.url, { id: 2, method: 'tools/list' }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' });
+  expect((listed.body?.result?.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(['mcp__notes__pid', 'mcp__notes__slow']);
+  expect(pids()).toEqual([Number(answers[0])]);
+}, 60_000);
+
+it("a session's requests continue through another member; a forged session id is refused", async () => {
+  await cluster(3);
+  const [a, b] = members;
+  const session = await openSession(a.url);
+  const viaB = await callTool(b.url, session, 'mcp__notes__pid');
+  expect(viaB.status).toBe(200);
+  expect(textOf(viaB)).toMatch(/^\d+$/);
+  leftovers.push(Number(textOf(viaB)));
+  const forged = await callTool(b.url, `${session.slice(0, -4)}AAAA`, 'mcp__notes__pid');
+  expect(forged.status).toBe(404);
+  expect(forged.body?.error?.message).toMatch(/not issued by this cluster/);
+  const stranger = await callTool(b.url, 'c1.not-sealed-at-all', 'mcp__notes__pid');
+  expect(stranger.status).toBe(404);
+}, 60_000);
+
+it("SIGKILL of the owner mid-call: that call fails unavailable, the next works on the new owner", async () => {
+  const { pids } = await cluster(3);
+  const [caller] = members;
+  const session = await openSession(caller.url);
+  const first = Number(textOf(await callTool(caller.url, session, 'mcp__notes__pid')));
+  leftovers.push(first);
+  // The owner is the member whose child the server process is.
+  const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${first}/status`, 'utf8'))![1]);
+  const owner = members.find((m) => m.pid === ppid)!;
+  expect(owner).toBeDefined();
+  const via = members.find((m) => m !== owner)!;
+  const viaSession = via === caller ? session : await openSession(via.url);
+  const inFlight = callTool(via.url, viaSession, 'mcp__notes__slow', { ms: 20_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  const killedAt = Date.now();
+  await owner.stop('SIGKILL');
+  const failed = await inFlight;
+  process.stderr.write(`failed after ${Date.now() - killedAt} ms: ${JSON.stringify(failed)}\n`);
+  expect(failed.body?.error?.message).toMatch(/unavailable|lost the cluster member/);
+  expect((failed.body?.error?.data as { code?: string } | undefined)?.code).toBe('unavailable');
+  const next = await callTool(via.url, viaSession, 'mcp__notes__pid');
+  const movedIn = Date.now() - killedAt;
+  expect(textOf(next)).toMatch(/^\d+$/);
+  const second = Number(textOf(next));
+  leftovers.push(...pids());
+  expect(second).not.toBe(first);
+  expect(movedIn).toBeLessThan(10_000);
+  process.stderr.write(`cluster: owner SIGKILL -> next call answered on the new owner in ${movedIn} ms\n`);
+  expect(await waitFor(() => isAlive(second), 100)).toBe(true);
+}, 60_000);
+
+it('Redis stopped: what is placed keeps serving, what is not is refused clearly; Redis back: placing works again', async () => {
+  const config = notesConfig();
+  // A second server (other args: another fingerprint), left unplaced until Redis is gone.
+  const parsed = JSON.parse(readFileSync(config.path, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
+  parsed.mcpServers.other = { ...parsed.mcpServers.notes, args: [...parsed.mcpServers.notes.args, 'other'] };
+  writeFileSync(config.path, JSON.stringify(parsed));
+  members.push(...(await Promise.all([0, 1].map(() => TestMember.start(config.path, redis)))));
+  const [a] = members;
+  const session = await openSession(a.url);
+  const before = textOf(await callTool(a.url, session, 'mcp__notes__pid'));
+  expect(before).toMatch(/^\d+$/);
+  leftovers.push(...readdirSync(config.pids).map(Number));
+  await redis.stop();
+  try {
+    await until(async () => (await health(a)).healthy === false, 8000);
+    const still = await callTool(a.url, session, 'mcp__notes__pid');
+    expect(textOf(still)).toBe(before);
+    const refused = await callTool(a.url, session, 'mcp__other__pid');
+    expect(refused.body?.error?.message).toMatch(/cannot place the server: the cluster's Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/);
+  } finally {
+    await redis.start();
+  }
+  await until(async () => {
+    const seen = await health(a);
+    return seen.healthy && seen.members.length === 2;
+  }, 8000);
+  // The refused start left `other` backing off for a moment: the next call after it places it.
+  let placed: string | undefined;
+  await until(async () => {
+    placed = textOf(await callTool(a.url, session, 'mcp__other__pid'));
+    return placed !== undefined;
+  }, 10_000);
+  leftovers.push(...readdirSync(config.pids).map(Number));
+  expect(placed).toMatch(/^\d+$/);
+  expect(textOf(await callTool(a.url, session, 'mcp__notes__pid'))).toBe(before);
+}, 60_000);
+
+/** What a member sees of the cluster (its internal health endpoint, members only). */
+async function health(member: TestMember): Promise<{ id: string; healthy: boolean; members: string[]; running: string[] }> {
+  const auth = resolveCluster({ redis: 'redis://x', advertise: 'http://x', secret: SECRET }).keys.auth;
+  const response = await fetch(`http://127.0.0.1:${member.port}/.lazy-mcp/cluster/health`, { headers: { authorization: `Bearer ${auth}` } });
+  return (await response.json()) as { id: string; healthy: boolean; members: string[]; running: string[] };
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+it("a 2026 call's input rounds continue through another member: the sealed requestState routes the retry back; a forged one is refused", async () => {
+  const dir = notesConfig();
+  writeFileSync(dir.path, JSON.stringify({ mcpServers: { hf: { command: process.execPath, args: [join(repoRoot, 'test/fixtures/host-features.mjs')] } } }));
+  members.push(...(await Promise.all([0, 1].map(() => TestMember.start(dir.path, redis)))));
+  const [a, b] = members;
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+  const headers = { 'mcp-protocol-version': '2026-07-28' };
+  const first = await rpc(a.url, { id: 1, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: { message: 'Who?' }, _meta: meta } }, headers);
+  expect(first.body?.result).toMatchObject({ resultType: 'input_required', inputRequests: { q1: { method: 'elicitation/create' } } });
+  const state = (first.body!.result as { requestState: string }).requestState;
+  expect(state).toMatch(/^c1\./);
+  const done = await rpc(b.url, { id: 2, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: { message: 'Who?' }, requestState: state, inputResponses: { q1: { action: 'accept', content: { name: 'Bo' } } }, _meta: meta } }, headers);
+  expect(JSON.stringify(done.body?.result)).toContain('Bo');
+  const forged = await rpc(b.url, { id: 3, method: 'tools/call', params: { name: 'mcp__hf__ask', arguments: {}, requestState: `${state.slice(0, -4)}AAAA`, inputResponses: {}, _meta: meta } }, headers);
+  expect(forged.status).toBe(400);
+  expect(forged.body?.error?.message).toMatch(/requestState was not issued by this cluster/);
+}, 60_000);
+
+it('a member joining takes the servers it now owns at their next use; the old owner drains and stops its process', async () => {
+  const config = notesConfig();
+  const first = await TestMember.start(config.path, redis);
+  members.push(first);
+  const session = await openSession(first.url);
+  const before = Number(textOf(await callTool(first.url, session, 'mcp__notes__pid')));
+  leftovers.push(before);
+  const [fingerprint] = (await health(first)).running;
+  const firstId = (await health(first)).id;
+  // Rendezvous decides: members join (three at a time) until one of them wins the server.
+  let winner: TestMember | undefined;
+  for (let batch = 0; batch < 3 && !winner; batch++) {
+    const joined = await Promise.all([0, 1, 2].map(() => TestMember.start(config.path, redis)));
+    members.push(...joined);
+    const ids = new Map(await Promise.all(members.map(async (m) => [(await health(m)).id, m] as const)));
+    winner = ids.get(ownerOf(placementKey(fingerprint), [...ids.keys()])!);
+    if (winner === first) winner = undefined;
+  }
+  expect(winner).toBeDefined();
+  let after = before;
+  await until(async () => {
+    after = Number(textOf(await callTool(first.url, session, 'mcp__notes__pid')));
+    return after !== before;
+  }, 30_000);
+  leftovers.push(after);
+  expect(readFileSync(`/proc/${after}/status`, 'utf8')).toContain(`PPid:\t${winner!.pid}`);
+  // The old process was stopped once its calls were over: one process of the server again.
+  expect(await waitFor(() => !isAlive(before), 12_000)).toBe(true);
+  expect(readdirSync(config.pids).map(Number).filter(isAlive)).toEqual([after]);
+}, 180_000);
