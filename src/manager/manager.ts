@@ -48,6 +48,9 @@ import type { TokenStore } from '../transport/http/oauth/token-store.js';
 import type { Channel } from '../transport/channel.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
 import type { ResolvedServer } from './config.js';
+import { InstancedSlot } from '../share/principals/instanced-slot.js';
+import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
+import { checkPrincipal, type CredentialsResolver, newScope, type Principal, scoped, sessionOf } from '../share/principals/principal-scope.js';
 
 export interface ManagerOptions {
   /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
@@ -99,6 +102,12 @@ export interface ManagerOptions {
    * daemon's options. Remote servers are unaffected. Default: off.
    */
   shared?: boolean | SharedOptions;
+  /**
+   * The credentials of a principal for one server whose entry uses `${principal:NAME}`,
+   * when the session's `principal.credentials` lack them. Asked once per session and
+   * server; what it gives is never cached on disk, logged or shown.
+   */
+  credentials?: CredentialsResolver;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -135,6 +144,13 @@ export interface ManagerEvents {
   configChanged: ReloadReport;
   /** A watched config file changed but could not be read or did not parse; the last good config stays. */
   configError: { path: string; error: McpError };
+  /**
+   * A legacy-era server asked a question (`method`) while calls of several sessions were in
+   * flight on it, so it could not be tied to one: the manager's handlers answered it, or it
+   * was declined. `sessions`: the candidates' `ToolSession.id` (`"manager"` for the manager's own calls).
+   * Give the server `"instances": "per-session"` to tie every question to its session.
+   */
+  unrouted: { server: string; method: string; sessions: string[] };
 }
 
 
@@ -235,7 +251,10 @@ export class McpServerManager extends EventEmitter {
       {
         cacheHints: options.cacheHints,
         contextOf: async (server) => {
-          const entry = this.slots.get(server)?.entry;
+          const slot = this.slots.get(server);
+          // A list the server marks private serves only the principal (or session) it was made for.
+          if (slot instanceof InstancedSlot) return slot.context();
+          const entry = slot?.entry;
           return (entry?.kind === 'http' && (await this.auth.providerFor(server, entry.config)?.context())) || '';
         },
         onStale: (server, listing, error) =>
@@ -445,16 +464,21 @@ export class McpServerManager extends EventEmitter {
    * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
    * to the raw tool names `tools` lets through (on top of each server's own filter).
    */
-  session(options: { servers?: string[]; tools?: ToolFilter; handlers?: HostHandlers } = {}): ToolSession {
+  session(options: { servers?: string[]; tools?: ToolFilter; handlers?: HostHandlers; principal?: Principal } = {}): ToolSession {
     this.assertOpen();
+    const principal = checkPrincipal(options.principal);
     const problem = options.tools === undefined ? undefined : toolFilterProblem(options.tools);
     if (problem) throw new McpError('invalid-arguments', `session option ${problem.field} ${problem.message}`, {});
     const handlersWrong = handlersProblem(options.handlers, 'session option');
     if (handlersWrong) throw new McpError('invalid-arguments', handlersWrong, {});
     const filter = toolPredicate(options.tools);
-    const caller = this.router.caller(options.handlers);
+    // Principals: a session gets a scope (its own caller, its principal) when it names a principal or some server runs per session.
+    const instanced = principal !== undefined || [...this.slots.values()].some((slot) => slot instanceof InstancedSlot);
+    const scope = instanced || options.handlers ? newScope(principal) : undefined;
+    const caller = scope ? sessionOf(this.router.caller(options.handlers), scope) : this.router.caller(options.handlers);
+    const core = scope && instanced ? scoped(this.sessionCore(), scope) : this.sessionCore();
     let ref: WeakRef<ToolSession> | undefined;
-    const session = new ToolSession(this.sessionCore(), this.view(options.servers), () => this.sessionClosed(ref!), filter, caller);
+    const session = new ToolSession(core, this.view(options.servers), () => this.sessionClosed(ref!), filter, caller, scope?.session);
     ref = new WeakRef(session);
     this.sessions.add(ref);
     this.forgotten.register(session, ref, ref);
@@ -552,7 +576,14 @@ export class McpServerManager extends EventEmitter {
   private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
     let slot: ServerSlot | undefined;
     const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
-    slot = new ServerSlot(entry, this.slotHost(current, this.recorder(entry.name), predecessor));
+    const host = this.slotHost(current, this.recorder(entry.name), predecessor);
+    slot = isInstanced(entry)
+      ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
+          make: (instance, redact) => new ServerSlot(instance, instanceSlotHost(this.slotHost(current, this.recorder(entry.name)), redact)),
+          credentials: this.options.credentials,
+          graceMs: this.options.shutdownGraceMs,
+        })
+      : new ServerSlot(entry, host);
     return slot;
   }
 
@@ -878,6 +909,7 @@ export class McpServerManager extends EventEmitter {
           },
           resourcesChanged: () => this.emit('resourcesChanged', { server }),
           resourceUpdated: (uri) => this.subscriptions.updated(server, uri),
+          unrouted: (method, callers) => this.emit('unrouted', { server, method, sessions: callers.map((caller) => sessionOf(caller) ?? 'manager') }),
         },
       }),
       stateChanged: (server, from, to) => {
@@ -951,6 +983,7 @@ function checkOptions(options: ManagerOptions): void {
     ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
     ['shared', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v)), 'true, false or { runtimeDir?, idleTimeoutMs?, version?, logFile? }'],
     ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
+    ['credentials', (v) => typeof v === 'function', 'a function (principal, server) => credentials'],
   ];
   const handlersWrong = handlersProblem(options.handlers, 'manager option');
   if (handlersWrong) throw new McpError('invalid-config', handlersWrong, { phase: 'config' });

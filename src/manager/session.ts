@@ -12,6 +12,7 @@ import { abortable } from './abortable.js';
 import type { ToolSearchResult } from '../model/tool-search.js';
 import type { ToolPredicate } from './tool-filter.js';
 import type { ManagedTool } from './tool-index.js';
+import { nextSessionId } from '../share/principals/principal-scope.js';
 
 type View = ReadonlySet<string> | undefined;
 
@@ -67,6 +68,8 @@ export class ToolSession {
     private readonly filter?: ToolPredicate,
     /** Whose handlers answer the servers' questions about this session's calls. */
     private readonly caller?: Caller,
+    /** How `unrouted` events name this session. */
+    readonly id: string = nextSessionId(),
   ) {
     setMaxListeners(0, this.shared.signal);
     keepListening(this.shared.signal);

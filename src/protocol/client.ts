@@ -75,6 +75,11 @@ export interface McpClientEvents {
   close: (reason: McpError) => void;
   /** The server process exited; `reason` is why the session ended (`closed` when we closed it). */
   exit: (status: ExitStatus, reason: McpError | undefined) => void;
+  /**
+   * A legacy-era question no request claims, with requests of several callers in flight:
+   * it cannot be tied to one, so the client's own handlers answer it (or it is declined).
+   */
+  unrouted: (method: string, callers: object[]) => void;
 }
 
 export interface ConnectOptions {
@@ -699,7 +704,10 @@ export class McpClient extends EventEmitter {
     for (const request of pending) scopes.push(request.scope as RequestScope);
     for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
-      if (found && found.caller !== scope.caller) return undefined;
+      if (found && found.caller !== scope.caller) {
+        this.emitSafely('unrouted', method, [...new Set(scopes.map((s) => s?.caller).filter((c) => c !== undefined))]);
+        return undefined;
+      }
       found = scope;
       count++;
     }
