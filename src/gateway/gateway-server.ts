@@ -14,6 +14,10 @@ import { HttpServerChannel } from './http-server-channel.js';
 import { complete } from './completion.js';
 import { askingHandlers } from './asking-handlers.js';
 import { ResourceRouter, serverUri } from './resource-router.js';
+import { AccessControl, type Limits } from '../share/principals/access.js';
+import type { Identity } from '../share/principals/jwt-front.js';
+import type { LimitStore } from '../share/principals/limit-store.js';
+import type { Policy } from '../share/principals/policies.js';
 
 /** How the pool is presented to the gateway's clients. */
 export interface GatewayOptions {
@@ -40,6 +44,12 @@ export interface GatewayOptions {
    * in ms. Default 10 minutes (a person may be answering).
    */
   inputTimeoutMs?: number;
+  /** Callers with a verified token (HTTP `auth`): which tools each may use, by the token's scopes and claims. Default: all. */
+  policies?: Policy[];
+  /** Callers with a verified token: per-principal and per-tool rate limits (token buckets). Default: none. */
+  limits?: Limits;
+  /** Where the rate limits' buckets live. Default: this process's memory. */
+  limitStore?: LimitStore;
 }
 
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
@@ -98,16 +108,20 @@ export class Gateway {
       throw new McpError('invalid-arguments', `gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got ${JSON.stringify(inputTimeoutMs) ?? String(inputTimeoutMs)} (${typeof inputTimeoutMs})`, {});
     }
     this.rounds = new InputRounds(inputTimeoutMs);
+    if (options.policies || options.limits) this.access = new AccessControl({ policies: options.policies, limits: options.limits, store: options.limitStore });
     manager.on('toolsChanged', this.onToolsChanged);
   }
 
-  /** Serves one client over `channel` until either side closes it. */
-  connect(channel: Channel): GatewayConnection {
+  /** Principals: policies and limits of callers with a verified token. */
+  private readonly access: AccessControl | undefined;
+
+  /** Serves one client over `channel` until either side closes it; `identity`: who its verified token says it is. */
+  connect(channel: Channel, identity?: Identity): GatewayConnection {
     if (this.closed) {
       void channel.close();
       throw new McpError('closed', 'the gateway was closed', {});
     }
-    const connection = new GatewayConnection(this, channel, () => this.connections.delete(connection));
+    const connection = new GatewayConnection(this, channel, () => this.connections.delete(connection), identity);
     this.connections.add(connection);
     return connection;
   }
@@ -135,9 +149,10 @@ export class Gateway {
   }
 
   /** @internal A session of the pool over the gateway's servers and tools, its questions going to `handlers`. */
-  session(handlers: HostHandlers): ToolSession {
+  session(handlers: HostHandlers, identity?: Identity): ToolSession {
     const { servers, tools } = this.options;
-    return this.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
+    const session = this.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers, ...(identity ? { principal: identity.principal } : {}) });
+    return identity && this.access ? this.access.guard(session, identity) : session;
   }
 
   /** Closes every client connection (the manager is the caller's). Idempotent. */
@@ -179,9 +194,10 @@ export class GatewayConnection {
     private readonly gateway: Gateway,
     private readonly channel: Channel,
     private readonly onEnd: () => void,
+    private readonly identity?: Identity,
   ) {
     // A backend's question about this client's call goes to this client, and to no other.
-    this.session = gateway.session(askingHandlers(() => this.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)));
+    this.session = gateway.session(askingHandlers(() => this.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)), identity);
     this.engine = new RequestEngine(channel, { name: 'gateway client', timeout: 60_000 });
     this.subscriptions.push(this.engine.onClose(() => this.ended()));
     this.register();
@@ -366,7 +382,7 @@ export class GatewayConnection {
     declared: { elicitation?: unknown; sampling?: unknown },
     work: (session: ToolSession) => Promise<object>,
   ): Promise<Record<string, unknown>> {
-    const session = this.gateway.session(askingHandlers(() => declared, (method, request, ctx) => call.ask(method, request, ctx.signal)));
+    const session = this.gateway.session(askingHandlers(() => declared, (method, request, ctx) => call.ask(method, request, ctx.signal)), this.identity);
     try {
       return (await work(session)) as Record<string, unknown>;
     } finally {
