@@ -489,10 +489,17 @@ export class McpServerManager extends EventEmitter {
    * Runs the OAuth authorization of a remote server now (see {@link LoginOptions}); a
    * server in `needs-auth` starts again on its next use.
    */
-  async login(server: string, options?: LoginOptions): Promise<void> {
+  async login(server: string, options?: LoginOptions & { principal?: Principal }): Promise<void> {
     this.assertOpen();
     const slot = this.slot(server);
-    await this.auth.login(server, slot.entry.kind === 'http' ? slot.entry.config : undefined, options);
+    const principal = checkPrincipal(options?.principal);
+    if (principal && slot instanceof InstancedSlot) {
+      // A server run per principal: this principal's tokens, kept apart from everyone's.
+      await this.auth.login(server, slot.loginConfig(principal), options, principal.id);
+    } else {
+      if (principal) throw new McpError('invalid-arguments', `${serverLabel(server)}login's principal applies to a server run per principal ("perPrincipal" or \${principal:NAME} in its entry)`, { server });
+      await this.auth.login(server, slot.entry.kind === 'http' ? slot.entry.config : undefined, options);
+    }
     slot.authorized();
   }
 
@@ -579,7 +586,15 @@ export class McpServerManager extends EventEmitter {
     const host = this.slotHost(current, this.recorder(entry.name), predecessor);
     slot = isInstanced(entry)
       ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
-          make: (instance, redact) => new ServerSlot(instance, instanceSlotHost(this.slotHost(current, this.recorder(entry.name)), redact)),
+          make: (instance, redact, principal) =>
+            new ServerSlot(
+              instance,
+              instanceSlotHost(
+                this.slotHost(current, this.recorder(entry.name)),
+                redact,
+                instance.kind === 'http' ? () => this.auth.providerFor(entry.name, instance.config, principal) : undefined,
+              ),
+            ),
           credentials: this.options.credentials,
           graceMs: this.options.shutdownGraceMs,
         })

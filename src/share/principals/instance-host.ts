@@ -2,6 +2,7 @@ import type { ConnectOptions } from '../../protocol/client.js';
 import type { LogMessage } from '../../protocol/types.js';
 import type { ServerEntry } from '../../manager/config.js';
 import type { SlotHost } from '../../manager/server-slot.js';
+import type { OAuthProvider } from '../../transport/http/oauth/oauth-provider.js';
 import { type Redactor, redactData, redactError } from './redact.js';
 
 /** Whether the entry runs one instance per principal or per session. */
@@ -15,9 +16,11 @@ export function isInstanced(entry: ServerEntry): boolean {
  * the instance reports (stderr, logs, exits) has its credentials out, and its state
  * changes are its own, not the server's.
  */
-export function instanceSlotHost(base: SlotHost, redact: Redactor): SlotHost {
+export function instanceSlotHost(base: SlotHost, redact: Redactor, auth?: () => OAuthProvider | undefined): SlotHost {
   const host: SlotHost = Object.create(base) as SlotHost;
   host.stateChanged = () => undefined;
+  // An OAuth server's instance uses its principal's tokens, for its own URL.
+  if (auth) host.auth = () => auth();
   host.connectOptions = (server: string): ConnectOptions => {
     const options = base.connectOptions(server);
     const listeners = options.listeners ?? {};

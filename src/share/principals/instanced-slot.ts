@@ -6,7 +6,7 @@ import type { ResolvedRemoteServer, ResolvedServer, ServerEntry } from '../../ma
 import { type RequestLabel, ServerSlot, type ServerState, type ServerStatus, type SlotHost, type SlotRequest } from '../../manager/server-slot.js';
 import { credentialsFor } from './credentials.js';
 import { fillPlaceholders, type InstanceSpec } from './entry-fields.js';
-import { type CredentialsResolver, currentScope, type PrincipalScope } from './principal-scope.js';
+import { type CredentialsResolver, currentScope, type Principal, type PrincipalScope } from './principal-scope.js';
 import { type Redactor, redactError, redactorOf } from './redact.js';
 
 /** What an instanced slot needs from the manager. */
@@ -33,6 +33,8 @@ export class InstancedSlot extends ServerSlot {
   private readonly instances = new Map<string, ServerSlot>();
   /** Each instance's redactor: its failures reach callers without its credentials. */
   private readonly redactors = new WeakMap<ServerSlot, Redactor>();
+  /** Each instance's principal, for what its failures tell. */
+  private readonly principals = new WeakMap<ServerSlot, string | undefined>();
   private readonly spec: InstanceSpec;
 
   constructor(
@@ -78,7 +80,16 @@ export class InstancedSlot extends ServerSlot {
 
   private redacted(slot: ServerSlot, error: unknown): unknown {
     const redact = this.redactors.get(slot);
-    return redact ? redactError(error, redact) : error;
+    const out = redact ? redactError(error, redact) : error;
+    const principal = this.principals.get(slot);
+    if (!(out instanceof McpError) || out.code !== 'auth-required' || principal === undefined || this.entry.kind !== 'http') return out;
+    // Authorization is per principal: say whose, and how to log them in.
+    return new McpError('auth-required', `${out.message} (principal ${JSON.stringify(principal)}: manager.login(${JSON.stringify(this.name)}, { principal: { id: ${JSON.stringify(principal)} } }))`, {
+      server: this.name,
+      ...(out.phase === undefined ? {} : { phase: out.phase }),
+      ...(out.status === undefined ? {} : { status: out.status }),
+      cause: out,
+    });
   }
 
   /** The instance of the work in flight, or every alive one for the manager's own restart. */
@@ -131,9 +142,25 @@ export class InstancedSlot extends ServerSlot {
     const redact = redactorOf(values);
     const principal = this.spec.mode === 'per-principal' ? scope?.principal?.id : undefined;
     const slot = this.owner.make(instanceEntry(this.entry as ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, this.spec, values), redact, principal);
+    this.principals.set(slot, principal);
     this.redactors.set(slot, redact);
     this.instances.set(key, slot);
     return slot;
+  }
+
+  /**
+   * The entry `principal` logs in with: the server's, its URL filled with the principal's
+   * credentials when it has placeholders (`auth-required` naming a missing one).
+   */
+  loginConfig(principal: Principal): ResolvedRemoteServer {
+    const config = this.entry.kind === 'http' ? this.entry.config : undefined;
+    if (!config) throw new McpError('invalid-arguments', `${serverLabel(this.name)}login needs an HTTP server with "oauth" in its config entry`, { server: this.name, phase: 'auth' });
+    if (this.spec.url === undefined) return config;
+    const missing = this.spec.names.filter((name) => typeof principal.credentials?.[name] !== 'string');
+    if (missing.length > 0) {
+      throw new McpError('auth-required', `${serverLabel(this.name)}its URL needs principal ${JSON.stringify(principal.id)}'s credential ${missing.join(', ')} to log in`, { server: this.name, phase: 'auth' });
+    }
+    return (instanceEntry(this.entry as ServerEntry & { config: ResolvedRemoteServer }, this.spec, principal.credentials ?? {}) as { config: ResolvedRemoteServer }).config;
   }
 
   /** Whom the work in flight is for, as a digest ('' for nobody): the context a listing the server marks private is kept under. */
