@@ -69,3 +69,9 @@ export type { ServeGatewayOptions, ServedGateway } from './gateway/serve-gateway
 export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
 export type { HttpListenerOptions } from './gateway/http-listener.js';
 export type { SearchOptions, SearchableTool, ToolMatch, ToolSearchResult } from './model/tool-search.js';
+export type { CredentialsResolver, Principal } from './share/principals/principal-scope.js';
+export type { Identity, JwtAuthOptions } from './share/principals/jwt-front.js';
+export type { Policy } from './share/principals/policies.js';
+export type { Limits } from './share/principals/access.js';
+export { MemoryLimitStore } from './share/principals/limit-store.js';
+export type { BucketSpec, LimitStore, TakeResult } from './share/principals/limit-store.js';
