@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { McpServerManager } from '../src/manager/manager.js';
-import type { ManagedTool } from '../src/manager/tool-index.js';
+import type { ManagedTool } from '../src/manager/catalog/tool-index.js';
 import { ToolSearchIndex } from '../src/model/tool-search.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');

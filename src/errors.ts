@@ -1,4 +1,4 @@
-import { explainingLines } from './transport/stderr-tail.js';
+import { explainingLines } from './transport/stdio/stderr-tail.js';
 
 /** Stable machine-readable reason of an {@link McpError}. */
 export type McpErrorCode =

@@ -4,7 +4,7 @@ export type { McpErrorCode, McpPhase, RpcErrorData } from './errors.js';
 export { McpClient } from './protocol/client.js';
 export type { ConnectOptions, McpClientEvents, RemoteServerConfig, RequestOptions, ServerConfig, StdioServerConfig } from './protocol/client.js';
 export type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from './transport/channel.js';
-export type { ExitStatus } from './transport/server-process.js';
+export type { ExitStatus } from './transport/stdio/server-process.js';
 export type {
   CallOptions,
   AudioContent,
@@ -43,24 +43,25 @@ export type {
 } from './protocol/types.js';
 
 export { McpServerManager } from './manager/manager.js';
-export type { FileOptions, ManagedResource, ManagedResourceTemplate, ManagerEvents, ManagerOptions } from './manager/manager.js';
-export type { ReloadReport } from './manager/config-diff.js';
-export type { ServerMetrics } from './manager/metrics.js';
-export type { McpConfig, ServerEntryConfig } from './manager/config.js';
+export type { FileOptions, ManagerEvents, ManagerOptions } from './manager/manager.js';
+export type { ReloadReport } from './manager/config/config-diff.js';
+export type { ServerMetrics } from './manager/telemetry/metrics.js';
+export type { McpConfig, ServerEntryConfig } from './manager/config/config.js';
 export type { SharedOptions } from './share/daemon/paths.js';
 export type { DaemonStatus } from './share/daemon/wire.js';
-export type { ServerState, ServerStatus } from './manager/server-slot.js';
-export type { ManagedTool } from './manager/tool-index.js';
-export type { CacheHintsMode } from './manager/tool-catalog.js';
-export type { ManagedPrompt } from './manager/prompt-index.js';
-export type { ServerDescription } from './manager/server-description.js';
-export type { SandboxOptions, SandboxPolicy, SandboxStatus } from './transport/sandbox/policy.js';
-export type { CompleteOptions, LogLevel } from './manager/pool-requests.js';
-export type { DeclaredCapabilities } from './manager/host-handlers.js';
-export { ToolSession } from './manager/session.js';
-export type { ToolFilter } from './manager/tool-filter.js';
-export { defaultStateDir } from './manager/state-dir.js';
-export type { LoginOptions } from './manager/auth.js';
+export type { ServerState, ServerStatus } from './manager/pool/server-slot.js';
+export type { ManagedTool } from './manager/catalog/tool-index.js';
+export type { CacheHintsMode } from './manager/catalog/tool-catalog.js';
+export type { ManagedPrompt } from './manager/catalog/prompt-index.js';
+export type { ServerDescription } from './manager/catalog/server-description.js';
+export type { SandboxOptions, SandboxPolicy, SandboxStatus } from './transport/stdio/sandbox/policy.js';
+export type { CompleteOptions, LogLevel, ManagedResource, ManagedResourceTemplate, ServersOption } from './manager/scope/scope.js';
+export type { Scope } from './manager/scope/scope.js';
+export type { DeclaredCapabilities } from './manager/scope/host-handlers.js';
+export { ToolSession } from './manager/scope/session.js';
+export type { ToolFilter } from './manager/catalog/tool-filter.js';
+export { defaultStateDir } from './manager/config/state-dir.js';
+export type { LoginOptions } from './manager/auth/auth.js';
 export type { Authorize } from './transport/http/oauth/oauth-provider.js';
 export type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './transport/http/oauth/token-store.js';
 export { ToolSearchIndex } from './model/tool-search.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { safeEnvironment } from '../src/transport/child-env.js';
+import { safeEnvironment } from '../src/transport/stdio/child-env.js';
 import { fixture, repoRoot } from './support/fixtures.js';
 import { tempDir } from './support/temp-dirs.js';
 

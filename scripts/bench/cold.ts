@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/index.js';
-import { findSandboxTool } from '../../src/transport/sandbox/tool.js';
+import { findSandboxTool } from '../../src/transport/stdio/sandbox/tool.js';
 import { BarePipe } from './bare-pipe.js';
 import { bare, client, firstText, poolConfig } from './clients.js';
 import type { Plan } from './plan.js';

@@ -1,4 +1,4 @@
-import type { ManagedTool } from '../../src/manager/tool-index.js';
+import type { ManagedTool } from '../../src/manager/catalog/tool-index.js';
 import { ToolSearchIndex } from '../../src/model/tool-search.js';
 import type { Plan } from './plan.js';
 import { collect } from './procs.js';

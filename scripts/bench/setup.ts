@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { safeEnvironment } from '../../src/transport/child-env.js';
+import { safeEnvironment } from '../../src/transport/stdio/child-env.js';
 
 /** The checkout: the nearest folder above this file with a package.json (works from `scripts/` and `dist-bench/scripts/`). */
 export const repoRoot = findRoot(dirname(fileURLToPath(import.meta.url)));

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { HOST_NAMES, type HostName } from '../manager/config-discovery.js';
+import { HOST_NAMES, type HostName } from '../manager/config/config-discovery.js';
 import { oneLine } from './format.js';
 import { closest, didYouMean } from './suggest.js';
 

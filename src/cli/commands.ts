@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type ContentBlock, type ManagedTool, McpError, type McpServerManager, type ServerStatus } from '../index.js';
-import { claimedServerPart, serverOfPublicName, serverPrefixes } from '../manager/tool-names.js';
+import { claimedServerPart, serverOfPublicName, serverPrefixes } from '../manager/catalog/tool-names.js';
 import { type Command, parseToolArguments, UsageError } from './args.js';
 import { type Colours, plain } from './colour.js';
 import { describeContent, firstLine, formatCallResult, formatReadResult, oneLine, statusJson, table, toolErrorText } from './format.js';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { McpError, McpServerManager, type FileOptions, type ManagerOptions } from '../index.js';
-import { parseConfig } from '../manager/config.js';
-import { type ConfigFile, readConfigFile } from '../manager/config-text.js';
-import { CONFIG_ENV_VARIABLE, discoverConfig, type DiscoveryOptions, type HostName, readHostConfig } from '../manager/config-discovery.js';
+import { parseConfig } from '../manager/config/config.js';
+import { type ConfigFile, readConfigFile } from '../manager/config/config-text.js';
+import { CONFIG_ENV_VARIABLE, discoverConfig, type DiscoveryOptions, type HostName, readHostConfig } from '../manager/config/config-discovery.js';
 import { UsageError } from './args.js';
 
 /** Which config the command line asks for: a file, an application's, or the default lookup. */

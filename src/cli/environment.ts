@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultStateDir } from '../manager/state-dir.js';
+import { defaultStateDir } from '../manager/config/state-dir.js';
 
 /** The package's own folder: `dist/cli/` (or `src/cli/` under ts-jest) is two levels below it. */
 export const packageRoot = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { serveGateway } from '../gateway/serve-gateway.js';
 import { McpServerManager } from '../index.js';
-import { parseConfigText } from '../manager/config-text.js';
+import { parseConfigText } from '../manager/config/config-text.js';
 import { EXIT, UsageError } from './args.js';
 import { chooseConfig } from './config-choice.js';
 import { packageVersion, prepareEnvironment } from './environment.js';

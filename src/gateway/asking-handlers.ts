@@ -1,4 +1,4 @@
-import { methodNotFound } from '../manager/host-handlers.js';
+import { methodNotFound } from '../manager/scope/host-handlers.js';
 import type { CreateMessageResult, ElicitResult, HostHandlers, HostRequestContext } from '../protocol/types.js';
 
 /**

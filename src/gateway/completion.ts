@@ -1,4 +1,4 @@
-import type { ToolSession } from '../manager/session.js';
+import type { ToolSession } from '../manager/scope/session.js';
 import { INVALID_PARAMS, rpcFailure } from './error-map.js';
 import { type ResourceRouter, serverUri } from './resource-router.js';
 

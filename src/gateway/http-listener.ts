@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION_META_KEY } from '../protocol/eras/modern.js';
 import type { JsonRpcMessage } from '../transport/channel.js';
 import { bearerMatcher } from './bearer-token.js';
 import type { Gateway } from './gateway-server.js';
-import { HttpServerChannel } from './http-server-channel.js';
+import { HttpServerChannel } from '../transport/server/http-server-channel.js';
 import type { Identity, JwtAuthOptions } from '../share/principals/jwt-front.js';
 
 export interface HttpListenerOptions {

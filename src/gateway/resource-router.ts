@@ -1,4 +1,4 @@
-import type { ManagedResource, ManagedResourceTemplate } from '../manager/manager.js';
+import type { ManagedResource, ManagedResourceTemplate } from '../manager/scope/scope.js';
 import type { Resource, ResourceTemplate } from '../protocol/types.js';
 
 /**

@@ -45,7 +45,7 @@ export async function serveGateway(manager: McpServerManager, options: ServeGate
     const close = () => (closing ??= Promise.all([listener.close(), gateway.close()]).then(() => undefined));
     return { gateway, url: listener.url, done: listener.closed.then(() => undefined), close };
   }
-  const { StdioServerChannel } = await import('./stdio-server-channel.js');
+  const { StdioServerChannel } = await import('../transport/server/stdio-server-channel.js');
   const channel = new StdioServerChannel(options.input ?? process.stdin, options.output ?? process.stdout);
   const done = new Promise<McpError | undefined>((resolve) => channel.onClose((reason) => resolve(reason.code === 'protocol-error' ? reason : undefined)));
   gateway.connect(channel);

@@ -11,43 +11,36 @@ import type {
   LogMessage,
   PromptRef,
   ReadResourceResult,
-  Resource,
-  ResourceTemplate,
   ResourceTemplateRef,
   Root,
-  Tool,
 } from '../protocol/types.js';
 import { ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
-import { loadValidator, validatorLoaded } from '../protocol/schema-validator.js';
-import { abortable } from './abortable.js';
-import { type LoginOptions, PoolAuth } from './auth.js';
-import { CallBudget } from './call-budget.js';
-import { parseConfig, type ServerEntry } from './config.js';
-import { readConfigFile, workspaceFolderOf } from './config-text.js';
-import { diffEntries, type ReloadReport } from './config-diff.js';
-import { ConfigWatcher } from './config-watcher.js';
-import { ManifestCache } from './manifest-cache.js';
-import { MetricsRecorder, type ServerMetrics } from './metrics.js';
-import { type Caller, type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './host-handlers.js';
-import { type CompleteOptions, type LogLevel, PoolRequests } from './pool-requests.js';
-import type { ManagedPrompt } from './prompt-index.js';
-import type { ServerDescription } from './server-description.js';
-import { Subscriptions } from './subscriptions.js';
-import { checkArguments } from './tool-contract.js';
-import { ToolCall, type ToolCallHost } from './tool-call.js';
-import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './server-slot.js';
-import { ToolSession, type SessionCore } from './session.js';
-import { requestOptions } from './request-options.js';
-import { defaultStateDir } from './state-dir.js';
-import { CACHE_HINTS_MODES, type CacheHintsMode, ToolCatalog } from './tool-catalog.js';
-import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './tool-filter.js';
-import type { ManagedTool, ToolIndex } from './tool-index.js';
-import { Tracing } from './tracing.js';
+import { type LoginOptions, PoolAuth } from './auth/auth.js';
+import { parseConfig, type ServerEntry } from './config/config.js';
+import { readConfigFile, workspaceFolderOf } from './config/config-text.js';
+import { diffEntries, type ReloadReport } from './config/config-diff.js';
+import { ConfigWatcher } from './config/config-watcher.js';
+import { ManifestCache } from './catalog/manifest-cache.js';
+import { MetricsRecorder, type ServerMetrics } from './telemetry/metrics.js';
+import { type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './scope/host-handlers.js';
+import { assertOpen, enabledSlots, narrow, type PoolState, slotOf } from './scope/pool-state.js';
+import { type CompleteOptions, type LogLevel, type ManagedResource, type ManagedResourceTemplate, Scope, type ServersOption } from './scope/scope.js';
+import type { ManagedPrompt } from './catalog/prompt-index.js';
+import type { ServerDescription } from './catalog/server-description.js';
+import { Subscriptions } from './scope/subscriptions.js';
+import type { ToolCallHost } from './call/tool-call.js';
+import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './pool/server-slot.js';
+import { ToolSession } from './scope/session.js';
+import { defaultStateDir } from './config/state-dir.js';
+import { CACHE_HINTS_MODES, type CacheHintsMode, ToolCatalog } from './catalog/tool-catalog.js';
+import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './catalog/tool-filter.js';
+import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
+import { Tracing } from './telemetry/tracing.js';
 import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
 import type { Channel } from '../transport/channel.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
-import type { ResolvedServer } from './config.js';
+import type { ResolvedServer } from './config/config.js';
 import { InstancedSlot } from '../share/principals/instanced-slot.js';
 import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
 import { checkPrincipal, type CredentialsResolver, newScope, type Principal, scoped, sessionOf } from '../share/principals/principal-scope.js';
@@ -120,16 +113,6 @@ export interface FileOptions {
   watch?: boolean | { debounceMs?: number };
 }
 
-/** A resource and the server that has it. */
-export interface ManagedResource {
-  server: string;
-  resource: Resource;
-}
-export interface ManagedResourceTemplate {
-  server: string;
-  resourceTemplate: ResourceTemplate;
-}
-
 /** Event payloads of {@link McpServerManager}. */
 export interface ManagerEvents {
   stderr: { server: string; line: string };
@@ -168,12 +151,12 @@ export class McpServerManager extends EventEmitter {
    */
   private readonly sessions = new Set<WeakRef<ToolSession>>();
   private readonly forgotten = new FinalizationRegistry<WeakRef<ToolSession>>((ref) => this.sessions.delete(ref));
-  private readonly search = new ToolSearchIndex<ManagedTool>();
   private readonly router: HostRouter;
-  /** What every tool call needs from the manager, made once. */
-  private readonly toolCalls: ToolCallHost;
   private readonly subscriptions: Subscriptions;
-  private readonly requests: PoolRequests;
+  /** What every scope works on. */
+  private readonly pool: PoolState;
+  /** The manager's own scope: all servers, the manager's handlers. */
+  private readonly root: Scope;
   private closing: Promise<void> | undefined;
   /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
   private readonly recorders = new Map<string, MetricsRecorder>();
@@ -263,25 +246,34 @@ export class McpServerManager extends EventEmitter {
       },
     );
     this.index = this.catalog.index;
-    this.toolCalls = {
+    const toolCalls: ToolCallHost = {
       index: this.index,
       invalidate: (server) => this.catalog.invalidate(server),
       stateDir: () => options.stateDir ?? defaultStateDir(),
     };
     this.catalog.onPromptsChanged = (server) => this.emit('promptsChanged', { server });
     this.subscriptions = new Subscriptions(
-      (server, work, onlyIfRunning) => (onlyIfRunning && this.slot(server).state !== 'ready' ? Promise.resolve() : this.slot(server).run(work)),
+      (server, work, onlyIfRunning) => (onlyIfRunning && slotOf(this.pool, server).state !== 'ready' ? Promise.resolve() : slotOf(this.pool, server).run(work)),
       (_server, listener, error) => this.listenerFailed('resourceUpdated', listener, error),
     );
-    this.requests = new PoolRequests({
-      assertOpen: () => this.assertOpen(),
-      slot: (server, view) => this.slot(server, view),
-      usable: (view) => this.enabledSlots(view).filter((slot) => !slot.coolingDown),
-      each: (slots, work) => this.each(slots, work),
+    const manager = this;
+    this.pool = {
+      slots: this.slots,
       catalog: this.catalog,
+      search: new ToolSearchIndex<ManagedTool>(),
+      router: this.router,
       subscriptions: this.subscriptions,
-      note: (server, data) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
-    });
+      toolCalls,
+      maxResultBytes: options.maxResultBytes,
+      get tracing() {
+        return manager.tracing;
+      },
+      get closed() {
+        return manager.closing !== undefined;
+      },
+      note: (server: string, data: string) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
+    };
+    this.root = new Scope(this.pool, undefined, undefined, this.router.root);
     // After the constructor returns, so listeners attached right away see the events.
     queueMicrotask(() => this.startEager([...this.slots.values()]));
   }
@@ -331,19 +323,14 @@ export class McpServerManager extends EventEmitter {
     return super.off(event, listener);
   }
 
-  /** Every tool of the enabled servers, starting (in parallel) only those whose tools are unknown. */
-  async listTools(options: { servers?: string[] } = {}): Promise<ManagedTool[]> {
-    return this.toolsIn(this.view(options.servers));
+  /** Every tool of the enabled servers (or of `servers`), starting in parallel only those whose tools are unknown. */
+  listTools(options: ServersOption = {}): Promise<ManagedTool[]> {
+    return this.root.listTools(options);
   }
 
-  /**
-   * The tools best matching a query, best first (default `limit` 8): BM25 over names, titles,
-   * descriptions and parameter names, an exact or near-exact name first. Answers from the
-   * tools known and the manifest cache; starts nothing: `nothingIndexed` and `unindexed`
-   * say which servers it could not see (warm up with `listTools()` once, or a `cacheDir`).
-   */
-  async searchTools(query: string, options: { limit?: number; servers?: string[] } = {}): Promise<ToolSearchResult> {
-    return this.searchIn(this.view(options.servers), query, options.limit);
+  /** See {@link Scope.searchTools}: answers from what is known; starts nothing. */
+  searchTools(query: string, options: ServersOption & { limit?: number } = {}): Promise<ToolSearchResult> {
+    return this.root.searchTools(query, options);
   }
 
   /**
@@ -352,69 +339,64 @@ export class McpServerManager extends EventEmitter {
    */
   async knownDescriptions(servers?: readonly string[]): Promise<Map<string, ServerDescription>> {
     const out = new Map<string, ServerDescription>();
-    const slots = this.enabledSlots(servers ? new Set(servers) : undefined);
+    const slots = enabledSlots(this.pool, servers ? new Set(servers) : undefined);
     const found = await Promise.all(slots.map((slot) => this.catalog.knownDescription(slot).catch(() => undefined)));
     slots.forEach((slot, i) => found[i] && out.set(slot.name, found[i]));
     return out;
   }
 
   /** Calls a tool by its public name; only the server that owns it is started. */
-  // Not async: callIn is, and a pass-through async wrapper costs every call two more turns of the microtask queue.
-  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<CallToolResult> {
-    return this.callIn(undefined, name, args, options);
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
+    return this.root.callTool(name, args, options);
   }
 
   /** Calls a tool by its server and its own name. */
-  async callServerTool(server: string, tool: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.callServerIn(undefined, server, tool, args, options);
+  callServerTool(server: string, tool: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
+    return this.root.callServerTool(server, tool, args, options);
   }
 
   /** Resources of one server, or of every enabled server (started in parallel; failures left out). */
-  async listResources(server?: string): Promise<ManagedResource[]> {
-    return this.resourcesIn(undefined, server);
+  listResources(server?: string): Promise<ManagedResource[]> {
+    return this.root.listResources(server);
   }
 
   /** Resource templates of one server, or of every enabled server. */
-  async listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
-    return this.templatesIn(undefined, server);
+  listResourceTemplates(server?: string): Promise<ManagedResourceTemplate[]> {
+    return this.root.listResourceTemplates(server);
   }
 
-  async readResource(server: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.readIn(undefined, server, uri, options);
+  readResource(server: string, uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.root.readResource(server, uri, options);
   }
 
-  /** Every prompt of the enabled servers under its public name, starting (in parallel) only those whose prompts are unknown. */
-  async listPrompts(options: { servers?: string[] } = {}): Promise<ManagedPrompt[]> {
-    return this.requests.listPrompts(this.view(options.servers));
+  /** Every prompt of the enabled servers under its public name, starting in parallel only those whose prompts are unknown. */
+  listPrompts(options: ServersOption = {}): Promise<ManagedPrompt[]> {
+    return this.root.listPrompts(options);
   }
 
   /** Gets a prompt by its public name; only the server that owns it is started. */
-  async getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = {}): Promise<GetPromptResult> {
-    return this.requests.getPrompt(undefined, this.router.root, name, args, options);
+  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
+    return this.root.getPrompt(name, args, options);
   }
 
   /** Completion of a prompt's or resource template's argument (`ref/prompt` takes the public or the server's own prompt name). */
-  async complete(server: string, ref: PromptRef | ResourceTemplateRef, argument: { name: string; value: string }, options: CompleteOptions = {}): Promise<Completion> {
-    return this.requests.complete(undefined, server, ref, argument, options);
+  complete(server: string, ref: PromptRef | ResourceTemplateRef, argument: { name: string; value: string }, options?: CompleteOptions): Promise<Completion> {
+    return this.root.complete(server, ref, argument, options);
   }
 
-  /**
-   * Calls `onUpdated` whenever the resource changes; resolves once the server accepted,
-   * with the function that ends this subscription. The server is asked once per uri
-   * however many subscribe, and told to stop when the last one leaves.
-   */
-  async subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
-    return this.requests.subscribeResource(undefined, server, uri, onUpdated);
+  /** See {@link Scope.subscribeResource}. */
+  subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
+    return this.root.subscribeResource(server, uri, onUpdated);
   }
 
   /** What the server says about itself; from the last start or the cache when known (nothing spawned), else it is started. */
-  async serverInfo(server: string): Promise<ServerDescription> {
-    return this.requests.serverInfo(undefined, server);
+  serverInfo(server: string): Promise<ServerDescription> {
+    return this.root.serverInfo(server);
   }
 
   /** Sets a legacy server's log level (`logging/setLevel`); a no-op for 2026 servers, whose log level travels per request. */
-  async setLogLevel(server: string, level: LogLevel, options: CallOptions = {}): Promise<void> {
-    return this.requests.setLogLevel(undefined, server, level, options);
+  setLogLevel(server: string, level: LogLevel, options?: CallOptions): Promise<void> {
+    return this.root.setLogLevel(server, level, options);
   }
 
   /** Each server's state, pid, restarts, last error and tool count. */
@@ -476,13 +458,13 @@ export class McpServerManager extends EventEmitter {
     const instanced = principal !== undefined || [...this.slots.values()].some((slot) => slot instanceof InstancedSlot);
     const scope = instanced || options.handlers ? newScope(principal) : undefined;
     const caller = scope ? sessionOf(this.router.caller(options.handlers), scope) : this.router.caller(options.handlers);
-    const core = scope && instanced ? scoped(this.sessionCore(), scope) : this.sessionCore();
     let ref: WeakRef<ToolSession> | undefined;
-    const session = new ToolSession(core, this.view(options.servers), () => this.sessionClosed(ref!), filter, caller, scope?.session);
+    const session = new ToolSession(this.pool, narrow(this.pool, undefined, options.servers), filter, caller, () => this.sessionClosed(ref!), scope?.session);
     ref = new WeakRef(session);
     this.sessions.add(ref);
     this.forgotten.register(session, ref, ref);
-    return session;
+    // Its work runs in its principal's (or its own) scope, which servers run per principal or per session read.
+    return scope && instanced ? scoped(session, scope) : session;
   }
 
   /**
@@ -491,7 +473,7 @@ export class McpServerManager extends EventEmitter {
    */
   async login(server: string, options?: LoginOptions & { principal?: Principal }): Promise<void> {
     this.assertOpen();
-    const slot = this.slot(server);
+    const slot = slotOf(this.pool, server);
     const principal = checkPrincipal(options?.principal);
     if (principal && slot instanceof InstancedSlot) {
       // A server run per principal: this principal's tokens, kept apart from everyone's.
@@ -506,7 +488,7 @@ export class McpServerManager extends EventEmitter {
   /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */
   async restart(server: string): Promise<void> {
     this.assertOpen();
-    await this.slot(server).restart();
+    await slotOf(this.pool, server).restart();
   }
 
   /**
@@ -566,7 +548,7 @@ export class McpServerManager extends EventEmitter {
     const renamed = this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired);
     hadTools.push(...renamed.tools);
     hadPrompts.push(...renamed.prompts);
-    for (const name of report.removed) this.search.update(name, undefined);
+    for (const name of report.removed) this.pool.search.update(name, undefined);
     for (const name of report.changed) {
       const from = (before.get(name) as ServerSlot).state;
       const to = (this.slots.get(name) as ServerSlot).state;
@@ -608,279 +590,13 @@ export class McpServerManager extends EventEmitter {
     return recorder;
   }
 
-  private async toolsIn(view: ReadonlySet<string> | undefined, filter?: ToolPredicate): Promise<ManagedTool[]> {
-    this.assertOpen();
-    // A server failing to start is left out even if its tools were known before.
-    const usable = this.enabledSlots(view).filter((slot) => !slot.coolingDown);
-    const lists = await this.each(usable, (slot) => this.catalog.toolsOf(slot));
-    return filter ? lists.flat().filter((t) => filter(t.tool.name)) : lists.flat();
-  }
-
-  private async searchIn(view: ReadonlySet<string> | undefined, query: string, limit?: number, filter?: ToolPredicate): Promise<ToolSearchResult> {
-    this.assertOpen();
-    if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${JSON.stringify(query)}`, {});
-    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
-      throw new McpError('invalid-arguments', `searchTools limit must be a positive whole number, got ${JSON.stringify(limit) ?? String(limit)}`, {});
-    }
-    const slots = this.enabledSlots(view);
-    await Promise.all(slots.map((slot) => this.catalog.peek(slot)));
-    // Re-indexes only the servers whose list changed since the last search.
-    for (const slot of this.slots.values()) this.search.update(slot.name, slot.enabled ? this.index.toolsOf(slot.name) : undefined);
-    const matches = this.search.search(query, { limit, servers: view, accept: filter && ((t) => filter(t.tool.name)) });
-    const unindexed = slots.filter((slot) => !this.index.toolsOf(slot.name)).map((slot) => slot.name);
-    // Not enumerable: the answer still reads, compares and serialises as the array of matches.
-    return Object.defineProperties(matches, { nothingIndexed: { value: unindexed.length === slots.length }, unindexed: { value: unindexed } }) as ToolSearchResult;
-  }
-
-  // Not async on the way to a known tool: each async layer costs a call more turns of the microtask queue.
-  private callIn(
-    view: ReadonlySet<string> | undefined,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    filter?: ToolPredicate,
-    caller: Caller = this.router.root,
-  ): Promise<CallToolResult> {
-    if (this.closing) return Promise.reject(this.closedError());
-    // A known tool needs no routing wait, so no budget: the request gets the call's own options.
-    const known = this.index.resolve(name);
-    if (known && (!view || view.has(known.server))) return this.invoke(this.slot(known.server), known.tool.name, args, options, name, filter, caller, known.tool);
-    return this.callRouted(view, name, args, options, filter, caller);
-  }
-
-  private async callRouted(
-    view: ReadonlySet<string> | undefined,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    filter: ToolPredicate | undefined,
-    caller: Caller,
-  ): Promise<CallToolResult> {
-    // The call's time-outs cover the start that routing may wait for, too.
-    const budget = new CallBudget(options);
-    const target = await budget.wait(this.route(name, view, options.signal), `tools/call ${JSON.stringify(name)}`, this.index.serverOf(name));
-    return await this.invoke(this.slot(target.server), target.tool.name, args, budget.rest(), name, filter, caller);
-  }
-
-  private async callServerIn(
-    view: ReadonlySet<string> | undefined,
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    filter?: ToolPredicate,
-    caller: Caller = this.router.root,
-  ): Promise<CallToolResult> {
-    this.assertOpen();
-    return this.invoke(this.slot(server, view), tool, args, options, undefined, filter, caller);
-  }
-
-  private async resourcesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResource[]> {
-    this.assertOpen();
-    return this.fromServers(view, server, async (slot) => {
-      const resources = await slot.run((client) => (client.capabilities.resources ? client.listResources() : Promise.resolve([])), {}, LIST_RESOURCES);
-      return resources.map((resource) => ({ server: slot.name, resource }));
-    });
-  }
-
-  /**
-   * One named server's list (its error, such as `invalid-config`, is thrown), or every
-   * enabled server's in parallel, leaving out those that fail.
-   */
-  private async fromServers<T>(view: ReadonlySet<string> | undefined, server: string | undefined, list: (slot: ServerSlot) => Promise<T[]>): Promise<T[]> {
-    if (server !== undefined) return list(this.slot(server, view));
-    return (await this.each(this.enabledSlots(view), list)).flat();
-  }
-
-  private async templatesIn(view: ReadonlySet<string> | undefined, server: string | undefined): Promise<ManagedResourceTemplate[]> {
-    this.assertOpen();
-    return this.fromServers(view, server, async (slot) => {
-      const templates = await slot.run(
-        (client) => (client.capabilities.resources ? client.listResourceTemplates().catch(noTemplates) : Promise.resolve([])),
-        {},
-        LIST_TEMPLATES,
-      );
-      return templates.map((resourceTemplate) => ({ server: slot.name, resourceTemplate }));
-    });
-  }
-
-  private async readIn(view: ReadonlySet<string> | undefined, server: string, uri: string, options: CallOptions, caller: Caller = this.router.root): Promise<ReadResourceResult> {
-    this.assertOpen();
-    const slot = this.slot(server, view);
-    return slot.run(
-      { send: (client, touch, left) => client.readResource(uri, requestOptions(left, caller, touch, slot.stopsWhenIdle)), caller, handlers: caller.handlers },
-      options,
-      this.tracing && { method: 'resources/read', resourceUri: uri },
-    );
-  }
-
-  /**
-   * One tool call on `slot`. `known`: the tool's definition when the caller found it by its
-   * public name (so the server's config lets it through). Not async: an async frame would
-   * cost every call a promise and more microtask turns.
-   */
-  private invoke(
-    slot: ServerSlot,
-    tool: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    publicName?: string,
-    filter?: ToolPredicate,
-    caller: Caller = this.router.root,
-    known?: Tool,
-  ): Promise<CallToolResult> {
-    const name = publicName ?? tool;
-    const maxResultBytes = options.maxResultBytes ?? this.options.maxResultBytes;
-    try {
-      if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
-        throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
-          server: slot.name,
-          phase: 'tools/call',
-        });
-      }
-      if (!known && !this.index.allowed(slot.name, tool)) {
-        // A filtered tool does not exist for the caller: the server is never asked.
-        throw new McpError('unknown-tool', `${serverLabel(slot.name)}no tool named ${JSON.stringify(name)}`, { server: slot.name, phase: 'tools/call' });
-      }
-      if (filter && !filter(tool)) {
-        // It exists, but not for this session: saying so spares a hunt for a typo.
-        throw new McpError('unknown-tool', `${serverLabel(slot.name)}tool ${JSON.stringify(name)} is not available in this session (its tools filter leaves it out)`, {
-          server: slot.name,
-          phase: 'tools/call',
-        });
-      }
-      // Arguments that do not fit are refused before anything starts, when the tool is known.
-      known ??= this.index.definition(slot.name, tool)?.tool;
-      if (known && !validatorLoaded()) {
-        // The process's first check loads the validator, then the call goes as every later one.
-        return loadValidator().then(() => this.invoke(slot, tool, args, options, publicName, filter, caller, known));
-      }
-      if (known) checkArguments(slot.name, known, args, publicName);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const call = new ToolCall(this.toolCalls, slot, tool, args, name, known, caller, maxResultBytes);
-    return slot.run(call, options, this.tracing && { method: 'tools/call', target: tool });
-  }
-
-  /** Finds the server and raw tool behind a public name, starting at most that one server. */
-  private async route(name: string, view: ReadonlySet<string> | undefined, signal?: AbortSignal): Promise<ManagedTool> {
-    const known = this.index.resolve(name);
-    if (known && (!view || view.has(known.server))) return known;
-    const server = this.index.serverOf(name);
-    if (server !== undefined && (!view || view.has(server))) {
-      const slot = this.slot(server);
-      if (!slot.enabled) await slot.ready(); // throws why it cannot run
-      if (!this.index.toolsOf(server)) {
-        try {
-          await abortable(this.catalog.toolsOf(slot), signal, `tools/call ${JSON.stringify(name)}`, server);
-        } catch (error) {
-          // A reload replaced the server while it started or listed: ask its successor.
-          if (this.slots.get(server) !== slot && !this.closing) return this.route(name, view, signal);
-          throw error;
-        }
-        const found = this.index.resolve(name);
-        if (found) return found;
-        if (this.slots.get(server) !== slot) return this.route(name, view, signal);
-      } else {
-        // Known from a cache entry only: the server may list this tool now (another version, another handshake).
-        if (await abortable(this.catalog.confirmCached(slot), signal, `tools/call ${JSON.stringify(name)}`, server)) {
-          if (this.slots.get(server) !== slot) return this.route(name, view, signal);
-          const found = this.index.resolve(name);
-          if (found) return found;
-        }
-      }
-    }
-    const refused = this.index.refusal(name);
-    if (refused && (!view || view.has(refused.server))) throw refused.error;
-    if (view && server !== undefined && !view.has(server)) throw this.outsideView(name, server, view);
-    const part = server === undefined ? this.index.unknownServerPart(name) : undefined;
-    if (part !== undefined) {
-      const configured = [...this.slots.keys()].filter((s) => !view || view.has(s));
-      const close = this.index.closeServers(part).filter((s) => configured.includes(s));
-      throw new McpError(
-        'unknown-server',
-        `no server named ${JSON.stringify(part)} for tool ${JSON.stringify(name)}${close.length ? `; did you mean ${close.join(', ')}?` : ''}${configured.length ? ` (configured: ${configured.join(', ')})` : ''}`,
-        { phase: 'tools/call' },
-      );
-    }
-    const matches = this.index.closeMatches(name, 3, view);
-    const hint = matches.length > 0 ? `; did you mean ${matches.join(', ')}?` : '';
-    throw new McpError('unknown-tool', `${server === undefined ? '' : serverLabel(server)}no tool named ${JSON.stringify(name)}${hint}`, {
-      ...(server === undefined ? {} : { server }),
-      phase: 'tools/call',
-    });
-  }
-
-  /** Runs `work` for each slot in parallel; a failing server is left out unless the manager was shut down. */
-  private async each<T>(slots: ServerSlot[], work: (slot: ServerSlot) => Promise<T>): Promise<T[]> {
-    const settled = await Promise.allSettled(slots.map(work));
-    const out: T[] = [];
-    for (const result of settled) {
-      if (result.status === 'fulfilled') out.push(result.value);
-      else if (this.closing) throw result.reason;
-    }
-    return out;
-  }
-
-  private enabledSlots(view: ReadonlySet<string> | undefined): ServerSlot[] {
-    return [...this.slots.values()].filter((slot) => slot.enabled && (!view || view.has(slot.name)));
-  }
-
-  /** A tool of a configured server the session was not given. */
-  private outsideView(name: string, server: string, view: ReadonlySet<string>): McpError {
-    return new McpError('unknown-tool', `tool ${JSON.stringify(name)} is not available in this session: its server ${JSON.stringify(server)} is not among the session's servers (${[...view].join(', ') || 'none'})`, {
-      server,
-      phase: 'tools/call',
-    });
-  }
-
-  private slot(server: string, view?: ReadonlySet<string>): ServerSlot {
-    const slot = this.slots.get(server);
-    if (slot && view && !view.has(server)) {
-      throw new McpError('unknown-server', `server ${JSON.stringify(server)} is not available in this session (its servers: ${[...view].join(', ') || 'none'})`, { server });
-    }
-    if (!slot) {
-      const known = [...this.slots.keys()].filter((s) => !view || view.has(s));
-      throw new McpError('unknown-server', `no server named ${JSON.stringify(server)}${known.length ? `; configured: ${known.join(', ')}` : ''}`, {
-        server,
-      });
-    }
-    return slot;
-  }
-
-  /** Checks server names and returns them as a set; undefined means all. */
-  private view(servers: readonly string[] | undefined): ReadonlySet<string> | undefined {
-    if (servers === undefined) return undefined;
-    for (const server of servers) this.slot(server);
-    return new Set(servers);
-  }
-
   private assertOpen(): void {
-    if (this.closing) throw this.closedError();
-  }
-
-  private closedError(): McpError {
-    return new McpError('closed', 'the manager was shut down', {});
+    assertOpen(this.pool);
   }
 
   private sessionClosed(ref: WeakRef<ToolSession>): void {
     this.sessions.delete(ref);
     this.forgotten.unregister(ref);
-  }
-
-  private sessionCore(): SessionCore {
-    return {
-      assertOpen: () => this.assertOpen(),
-      listTools: (view, filter) => this.toolsIn(view, filter),
-      searchTools: (view, query, limit, filter) => this.searchIn(view, query, limit, filter),
-      callTool: (view, name, args, options, filter, caller) => this.callIn(view, name, args, options, filter, caller),
-      callServerTool: (view, server, tool, args, options, filter, caller) => this.callServerIn(view, server, tool, args, options, filter, caller),
-      listResources: (view, server) => this.resourcesIn(view, server),
-      listResourceTemplates: (view, server) => this.templatesIn(view, server),
-      readResource: (view, server, uri, options, caller) => this.readIn(view, server, uri, options, caller),
-      requests: this.requests,
-    };
   }
 
   private get tracing(): Tracing | undefined {
@@ -915,11 +631,11 @@ export class McpServerManager extends EventEmitter {
             this.emit('exit', { server, ...status, ...(reason && reason.code !== 'closed' ? { error: reason } : {}) }),
           toolsChanged: () => {
             if (!current()) return;
-            this.catalog.changed(this.slot(server));
+            this.catalog.changed(slotOf(this.pool, server));
             this.emit('toolsChanged', { server });
           },
           promptsChanged: () => {
-            this.catalog.promptsChanged(this.slot(server));
+            this.catalog.promptsChanged(slotOf(this.pool, server));
             this.emit('promptsChanged', { server });
           },
           resourcesChanged: () => this.emit('resourcesChanged', { server }),
@@ -936,7 +652,7 @@ export class McpServerManager extends EventEmitter {
       // A slot a reload replaced lists for the callers it still serves, not for the index.
       toolsListed: async (server, client, tools) => {
         if (!current()) return;
-        await this.catalog.listed(this.slot(server), client, tools);
+        await this.catalog.listed(slotOf(this.pool, server), client, tools);
       },
       knowsTools: (server, client) => current() && this.catalog.knowsTools(server, client),
       relistFailed: (server, error) =>
@@ -945,7 +661,7 @@ export class McpServerManager extends EventEmitter {
         if (current()) this.subscriptions.reconnected(server, client);
       },
       auth: (server) => {
-        const entry = this.slot(server).entry;
+        const entry = slotOf(this.pool, server).entry;
         return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
       },
       ...(this.options.shared ? { share: (server, config, options, signal) => this.share(server, config, options, signal) } : {}),
@@ -970,21 +686,8 @@ function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate |
   return new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
 }
 
-// Span labels: made once, or per call only when tracing is on.
-const LIST_RESOURCES = { method: 'resources/list' };
-const LIST_TEMPLATES = { method: 'resources/templates/list' };
-
 /** Listeners whose exception was already reported. */
 const failedListeners = new WeakSet<object>();
-
-/** A server with resources but without templates may answer -32601 (method not found): that is no templates, not a failure. */
-function noTemplates(error: unknown): ResourceTemplate[] {
-  if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
-  throw error;
-}
-
-/** The options of a call that gives none: one object, never written to, rather than one per call. */
-const NO_OPTIONS: CallOptions = Object.freeze({});
 
 /** Rejects manager options that would make every start fail, naming the option and the value. */
 function checkOptions(options: ManagerOptions): void {

@@ -2,7 +2,7 @@
 // reject or misread them), cycles cut with a note a model can read, and a walk over every
 // subschema for the provider-specific rewrites. Pure functions: inputs are never changed.
 
-import { nestsDeeperThan } from '../protocol/json-depth.js';
+import { nestsDeeperThan } from '../protocol/engine/json-depth.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -4,10 +4,10 @@ import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
 import type { Channel, RequestId } from '../transport/channel.js';
-import type { Framing } from '../transport/framing.js';
-import type { ExitStatus, ProcessSpec } from '../transport/server-process.js';
-import { type IncomingRequestContext, RequestEngine } from './engine.js';
-import type { RequestFinish } from './pending-requests.js';
+import type { Framing } from '../transport/framing/framing.js';
+import type { ExitStatus, ProcessSpec } from '../transport/stdio/server-process.js';
+import { type IncomingRequestContext, RequestEngine } from './engine/engine.js';
+import type { RequestFinish } from './engine/pending-requests.js';
 import {
   combineCacheHints,
   decodeModernResult,
@@ -24,8 +24,8 @@ import { paginate } from './paginate.js';
 import { remoteChannelConfig, type ServerConfig, type StdioServerConfig } from './server-config.js';
 import { admitTools, HEADER_MISMATCH } from './tool-headers.js';
 import { type Label, NamedRequest } from './session-errors.js';
-import { loadSchemas, resultSchemas } from './lazy-schemas.js';
-import type { InitializeResultSchema } from './schemas.js';
+import { loadSchemas, resultSchemas } from './schemas/lazy-schemas.js';
+import type { InitializeResultSchema } from './schemas/schemas.js';
 import {
   ALL_PROTOCOL_VERSIONS,
   type CacheHints,
@@ -217,7 +217,7 @@ export class McpClient extends EventEmitter {
     }
     const { framing, timeout: _timeout, type: _type, ...spec } = config as StdioServerConfig;
     // The stdio transport (process management, framing) loads with the first connection.
-    const opening = import('../transport/stdio-channel.js').then(({ StdioChannel }) =>
+    const opening = import('../transport/stdio/stdio-channel.js').then(({ StdioChannel }) =>
       StdioChannel.open(spec, {
         name: options.name,
         framing,

@@ -1,7 +1,7 @@
 import { McpError, serverLabel } from '../errors.js';
-import type { Framing } from '../transport/framing.js';
+import type { Framing } from '../transport/framing/framing.js';
 import type { RemoteChannelConfig } from '../transport/http/create-http-channel.js';
-import type { ProcessSpec } from '../transport/server-process.js';
+import type { ProcessSpec } from '../transport/stdio/server-process.js';
 
 /** How to start one stdio server: the per-server part of the config file. */
 export interface StdioServerConfig extends Pick<ProcessSpec, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv' | 'sandbox'> {

@@ -1,6 +1,6 @@
 import { McpError, type McpPhase, serverLabel, stderrHint, stoppedBy } from '../errors.js';
-import type { ExitStatus } from '../transport/server-process.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import type { ExitStatus } from '../transport/stdio/server-process.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './engine/json-depth.js';
 
 /**
  * A request named by its method and target, `tools/call "echo"`, spelled out only when a

@@ -16,7 +16,7 @@ import type {
   ResourceSchema,
   ResourceTemplateSchema,
   ToolSchema,
-} from './schemas.js';
+} from './schemas/schemas.js';
 
 /** Legacy (`initialize`) revisions this client speaks, newest first; the first is offered. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;

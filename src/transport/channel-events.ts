@@ -1,6 +1,6 @@
 import type { McpError } from '../errors.js';
 import type { Disposable, JsonRpcMessage, MessageContext } from './channel.js';
-import { Listeners } from './listeners.js';
+import { Listeners } from '../util/listeners.js';
 
 /** What a registration on a closed channel returns: there is nothing to remove. */
 const NOTHING: Disposable = { dispose: () => {} };

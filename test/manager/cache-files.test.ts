@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
-import { MAX_CACHE_FILE_BYTES } from '../../src/manager/manifest-cache.js';
+import { MAX_CACHE_FILE_BYTES } from '../../src/manager/catalog/manifest-cache.js';
 import { textOf, waitFor } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { config, jsonFiles, manage, primed, track } from './cache-support.js';

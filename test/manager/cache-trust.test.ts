@@ -1,6 +1,6 @@
 import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { untrusted } from '../../src/manager/manifest-cache.js';
+import { untrusted } from '../../src/manager/catalog/manifest-cache.js';
 import { waitFor } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { jsonFiles, manage, primed } from './cache-support.js';

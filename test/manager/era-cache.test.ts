@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
-import { ERA_VERDICT_MAX_AGE_MS } from '../../src/manager/tool-catalog.js';
+import { ERA_VERDICT_MAX_AGE_MS } from '../../src/manager/catalog/tool-catalog.js';
 import { fixture, textOf, waitFor } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
 

@@ -1,6 +1,6 @@
 import { McpError } from '../../src/errors.js';
 import { McpServerManager } from '../../src/manager/manager.js';
-import { FAILED_PROBES_TO_RESTART } from '../../src/manager/health.js';
+import { FAILED_PROBES_TO_RESTART } from '../../src/manager/pool/health.js';
 import { fixture, isAlive, textOf, waitFor } from '../support/fixtures.js';
 
 const managers: McpServerManager[] = [];

@@ -1,4 +1,4 @@
-import { HostRouter, validateElicitation } from '../../src/manager/host-handlers.js';
+import { HostRouter, validateElicitation } from '../../src/manager/scope/host-handlers.js';
 import type { HostHandlers, HostRequestContext } from '../../src/protocol/types.js';
 
 const ctx = (server = 's'): HostRequestContext => ({ server, signal: new AbortController().signal });

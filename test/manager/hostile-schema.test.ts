@@ -93,7 +93,7 @@ describe('a server listing a 5,000-deep inputSchema', () => {
 
 describe('argument and result checks against a schema', () => {
   it('refuse a 5,000-deep value, even against a recursive schema, instead of overflowing', async () => {
-    const { compileSchema } = await import('../../src/protocol/schema-validator.js');
+    const { compileSchema } = await import('../../src/protocol/schemas/schema-validator.js');
     const tree = compileSchema({ $defs: { n: { type: 'object', properties: { a: { $ref: '#/$defs/n' } } } }, $ref: '#/$defs/n' });
     const deep = JSON.parse(`${'{"a":'.repeat(5000)}{}${'}'.repeat(5000)}`);
     expect(tree?.check(deep)).toEqual([{ path: '', message: expect.stringMatching(/nests deeper than \d+ levels/) }]);

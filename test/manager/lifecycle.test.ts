@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
-import { backoffDelay } from '../../src/manager/slot-state.js';
+import { backoffDelay } from '../../src/manager/pool/slot-state.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { managersShutAfterEach } from '../support/managers.js';
 import { fixture, isAlive, waitFor, textOf } from '../support/fixtures.js';

@@ -1,4 +1,4 @@
-import { parseConfig, type ServerEntry } from '../../src/manager/config.js';
+import { parseConfig, type ServerEntry } from '../../src/manager/config/config.js';
 
 const env = { TEAM: 'blue', TOKEN: 'tok', EMPTY: '' };
 const one = (entry: unknown): ServerEntry => parseConfig({ mcpServers: { web: entry } }, env)[0]!;

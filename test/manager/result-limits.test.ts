@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
-import { defaultStateDir } from '../../src/manager/state-dir.js';
+import { defaultStateDir } from '../../src/manager/config/state-dir.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { fixture, textOf } from '../support/fixtures.js';
 

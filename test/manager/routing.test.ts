@@ -1,8 +1,8 @@
 import { McpServerManager } from '../../src/manager/manager.js';
-import { shortHash } from '../../src/manager/tool-names.js';
+import { shortHash } from '../../src/manager/catalog/tool-names.js';
 import { fixture, textOf } from '../support/fixtures.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
-import { ToolIndex } from '../../src/manager/tool-index.js';
+import { ToolIndex } from '../../src/manager/catalog/tool-index.js';
 
 const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
 

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { McpServerManager } from '../../src/manager/manager.js';
-import type { ToolSession } from '../../src/manager/session.js';
+import type { ToolSession } from '../../src/manager/scope/session.js';
 import { fixture, textOf } from '../support/fixtures.js';
 
 /** The engine's full collection, without running the whole test process under --expose-gc. */

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
-import { parseConfig } from '../../src/manager/config.js';
+import { parseConfig } from '../../src/manager/config/config.js';
 import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../support/temp-dirs.js';
 

@@ -1,6 +1,6 @@
 import type { McpError } from '../../src/errors.js';
 import { McpClient } from '../../src/protocol/client.js';
-import type { ExitStatus } from '../../src/transport/server-process.js';
+import type { ExitStatus } from '../../src/transport/stdio/server-process.js';
 import { fixture, waitFor } from '../support/fixtures.js';
 import { memoryPair, NO_ANSWER } from '../support/memory-peer.js';
 

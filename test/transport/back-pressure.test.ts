@@ -1,8 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { Message } from 'vscode-jsonrpc';
 import { McpError } from '../../src/errors.js';
-import { createMessageIO, DEFAULT_MAX_QUEUED_BYTES, type Framing } from '../../src/transport/framing.js';
-import { ServerProcess } from '../../src/transport/server-process.js';
+import { createMessageIO, DEFAULT_MAX_QUEUED_BYTES, type Framing } from '../../src/transport/framing/framing.js';
+import { ServerProcess } from '../../src/transport/stdio/server-process.js';
 import { nodeSpec, waitUntil } from './process-probes.js';
 
 const request = (id: number, bytes = 8 * 1024): Message => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(bytes) } } }) as Message;

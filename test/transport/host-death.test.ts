@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { safeEnvironment } from '../../src/transport/child-env.js';
+import { safeEnvironment } from '../../src/transport/stdio/child-env.js';
 import { killLeftovers } from '../support/fixtures.js';
 import { fixture, isGone, lineReader, waitUntil } from './process-probes.js';
 

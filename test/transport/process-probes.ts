@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
-import type { ProcessSpec } from '../../src/transport/server-process.js';
+import type { ProcessSpec } from '../../src/transport/stdio/server-process.js';
 import { isAlive } from '../support/fixtures.js';
 
 /** Absolute path of a test fixture. */

@@ -1,5 +1,5 @@
-import { RequestEngine } from '../../src/protocol/engine.js';
-import { StdioChannel } from '../../src/transport/stdio-channel.js';
+import { RequestEngine } from '../../src/protocol/engine/engine.js';
+import { StdioChannel } from '../../src/transport/stdio/stdio-channel.js';
 import { fixture } from '../support/fixtures.js';
 
 /** Polls `check` until it holds, for at most `ms`. */

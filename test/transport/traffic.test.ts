@@ -1,4 +1,4 @@
-import { ServerProcess } from '../../src/transport/server-process.js';
+import { ServerProcess } from '../../src/transport/stdio/server-process.js';
 import { nodeSpec, waitUntil } from './process-probes.js';
 
 describe('ServerProcess traffic', () => {

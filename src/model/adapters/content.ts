@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/json-depth.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/engine/json-depth.js';
 import type { CallToolResult, UnknownContentBlock } from '../../protocol/types.js';
 
 /** A tool result's content in the few kinds chat APIs tell apart. */

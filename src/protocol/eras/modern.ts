@@ -1,6 +1,6 @@
 import { McpError, type McpPhase, serverLabel } from '../../errors.js';
-import { copyWith } from '../copy-with.js';
-import { resultSchemas } from '../lazy-schemas.js';
+import { copyWith } from '../../util/copy-with.js';
+import { resultSchemas } from '../schemas/lazy-schemas.js';
 import type { Label } from '../session-errors.js';
 import type { CacheHints, Implementation } from '../types.js';
 import { MODERN_PROTOCOL_VERSION } from '../types.js';

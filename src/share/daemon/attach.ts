@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { packageRoot, packageVersion } from '../../cli/environment.js';
 import { McpError, serverLabel } from '../../errors.js';
-import { safeEnvironment } from '../../transport/child-env.js';
+import { safeEnvironment } from '../../transport/stdio/child-env.js';
 import { hello } from './hello.js';
 import { withLock } from './lock.js';
 import { type DaemonPaths, daemonPaths, idleTimeout, securePrivateFolder, type SharedOptions } from './paths.js';

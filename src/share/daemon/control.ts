@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { packageVersion } from '../../cli/environment.js';
 import { McpError } from '../../errors.js';
-import { signalGroup } from '../../transport/process-group.js';
+import { signalGroup } from '../../transport/stdio/process-group.js';
 import { hello } from './hello.js';
 import { alive } from './lock.js';
 import { daemonPaths, type SharedOptions } from './paths.js';

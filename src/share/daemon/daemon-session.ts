@@ -1,7 +1,7 @@
 import { McpError } from '../../errors.js';
 import { askingHandlers } from '../../gateway/asking-handlers.js';
 import type { McpClient, RequestOptions } from '../../protocol/client.js';
-import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine.js';
+import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
 import { type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
 import type { RequestId } from '../../transport/channel.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { ResolvedServer } from '../../manager/config.js';
+import type { ResolvedServer } from '../../manager/config/config.js';
 import type { ConnectOptions } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
-import { safeEnvironment } from '../../transport/child-env.js';
+import { safeEnvironment } from '../../transport/stdio/child-env.js';
 import { attachShared } from './attach.js';
 import type { SharedOptions } from './paths.js';
 import type { SharedSpec } from './wire.js';

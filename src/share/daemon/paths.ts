@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { McpError } from '../../errors.js';
-import { defaultStateDir } from '../../manager/state-dir.js';
+import { defaultStateDir } from '../../manager/config/state-dir.js';
 import { WIRE_VERSION } from './wire.js';
 
 /** How a client finds (or starts) the pool daemon. */

@@ -3,9 +3,9 @@ import type { Message } from 'vscode-jsonrpc';
 import { McpError } from '../../errors.js';
 import type { Channel, ChannelInfo, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../../transport/channel.js';
 import { ChannelEvents } from '../../transport/channel-events.js';
-import type { FramedMessageWriter } from '../../transport/framed-writer.js';
-import { createMessageIO } from '../../transport/framing.js';
-import { Listeners } from '../../transport/listeners.js';
+import type { FramedMessageWriter } from '../../transport/framing/framed-writer.js';
+import { createMessageIO } from '../../transport/framing/framing.js';
+import { Listeners } from '../../util/listeners.js';
 import { CLOSING_NOTE, fromWire, RELATED_KEY, STDERR_NOTE } from './wire.js';
 
 export interface SocketChannelOptions {

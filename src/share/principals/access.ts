@@ -1,6 +1,6 @@
 import { McpError } from '../../errors.js';
-import type { ToolSession } from '../../manager/session.js';
-import type { ToolPredicate } from '../../manager/tool-filter.js';
+import type { ToolSession } from '../../manager/scope/session.js';
+import type { ToolPredicate } from '../../manager/catalog/tool-filter.js';
 import type { Identity } from './jwt-front.js';
 import { type BucketSpec, type LimitStore, MemoryLimitStore } from './limit-store.js';
 import { checkPolicies, type Policy, policyFilter } from './policies.js';

@@ -1,5 +1,5 @@
 import { McpError } from '../../errors.js';
-import { type ToolFilter, toolFilterProblem, toolPredicate, type ToolPredicate } from '../../manager/tool-filter.js';
+import { type ToolFilter, toolFilterProblem, toolPredicate, type ToolPredicate } from '../../manager/catalog/tool-filter.js';
 import type { Identity } from './jwt-front.js';
 
 /**

@@ -63,21 +63,18 @@ export function inScope<T>(scope: PrincipalScope, work: () => T): T {
   return storage.run(scope, work);
 }
 
-/**
- * `target` with every method running in `scope`, recursively for the `requests` object
- * the session core carries. Methods only: values are returned as they are.
- */
+/** `target` with every method running in `scope` (a session, so that the pool code its methods run sees whom it is for). */
 export function scoped<T extends object>(target: T, scope: PrincipalScope): T {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, key) {
       const value = Reflect.get(object, key, object) as unknown;
-      if (wrapped.has(key)) return wrapped.get(key);
-      let out: unknown = value;
-      if (typeof value === 'function') out = (...args: unknown[]) => inScope(scope, () => (value as (...a: unknown[]) => unknown).apply(object, args));
-      else if (key === 'requests' && typeof value === 'object' && value !== null) out = scoped(value, scope);
-      else return value;
-      wrapped.set(key, out);
+      if (typeof value !== 'function') return value;
+      let out = wrapped.get(key);
+      if (out === undefined) {
+        out = (...args: unknown[]) => inScope(scope, () => (value as (...a: unknown[]) => unknown).apply(object, args));
+        wrapped.set(key, out);
+      }
       return out;
     },
   });

@@ -3,7 +3,7 @@ import type { Channel, ChannelInfo, JsonRpcMessage, MessageContext } from '../ch
 import { ChannelEvents } from '../channel-events.js';
 import type { AuthProvider } from './auth-provider.js';
 import { parseMessages } from './parse-messages.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing-options.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../framing/framing-options.js';
 import { ConnectionPool } from './connection-pool.js';
 import { exchange, ExchangeAborted, exchangeConfig, type ExchangeConfig, isAuthFailure } from './http-exchange.js';
 import { httpFailure } from './fetch-failure.js';

@@ -3,7 +3,7 @@ import { chownSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { daemonStatus } from '../../../src/share/daemon/control.js';
 import { daemonPaths } from '../../../src/share/daemon/paths.js';
-import { safeEnvironment } from '../../../src/transport/child-env.js';
+import { safeEnvironment } from '../../../src/transport/stdio/child-env.js';
 import type { ElicitRequest } from '../../../src/protocol/types.js';
 import { fixture, isAlive, repoRoot, textOf, waitFor } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';

@@ -1,4 +1,4 @@
-import { parseConfig } from '../../../src/manager/config.js';
+import { parseConfig } from '../../../src/manager/config/config.js';
 import { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES } from '../../../src/share/principals/entry-fields.js';
 
 const one = (entry: object) => parseConfig({ mcpServers: { s: entry } }, { HOME: '/home/u', ORG: 'acme' })[0]!;

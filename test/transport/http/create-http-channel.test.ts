@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseConfig } from '../../../src/manager/config.js';
+import { parseConfig } from '../../../src/manager/config/config.js';
 import { createHttpChannel } from '../../../src/transport/http/create-http-channel.js';
 import { SseLegacyChannel } from '../../../src/transport/http/sse-legacy.js';
 import { StreamableHttpChannel } from '../../../src/transport/http/streamable-http.js';

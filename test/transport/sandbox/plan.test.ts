@@ -1,11 +1,11 @@
 import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bwrapArgs, type SandboxPlan } from '../../../src/transport/sandbox/bwrap.js';
-import { macosProfile } from '../../../src/transport/sandbox/macos.js';
-import { DEFAULT_SANDBOX } from '../../../src/transport/sandbox/policy.js';
-import { serverFiles } from '../../../src/transport/sandbox/server-files.js';
+import { bwrapArgs, type SandboxPlan } from '../../../src/transport/stdio/sandbox/bwrap.js';
+import { macosProfile } from '../../../src/transport/stdio/sandbox/macos.js';
+import { DEFAULT_SANDBOX } from '../../../src/transport/stdio/sandbox/policy.js';
+import { serverFiles } from '../../../src/transport/stdio/sandbox/server-files.js';
 import { McpError } from '../../../src/errors.js';
-import { ServerProcess } from '../../../src/transport/server-process.js';
+import { ServerProcess } from '../../../src/transport/stdio/server-process.js';
 import { tempDir } from '../../support/temp-dirs.js';
 import { nodeSpec } from '../process-probes.js';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpClient } from '../../../src/protocol/client.js';
-import { DEFAULT_SANDBOX, type SandboxOptions } from '../../../src/transport/sandbox/policy.js';
+import { DEFAULT_SANDBOX, type SandboxOptions } from '../../../src/transport/stdio/sandbox/policy.js';
 import { fixture } from '../../support/fixtures.js';
 
 // Real bwrap, real processes: the same probe server with and without its sandbox.

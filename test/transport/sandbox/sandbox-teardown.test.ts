@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { McpClient } from '../../../src/protocol/client.js';
-import { DEFAULT_SANDBOX } from '../../../src/transport/sandbox/policy.js';
-import { safeEnvironment } from '../../../src/transport/child-env.js';
-import { ServerProcess } from '../../../src/transport/server-process.js';
+import { DEFAULT_SANDBOX } from '../../../src/transport/stdio/sandbox/policy.js';
+import { safeEnvironment } from '../../../src/transport/stdio/child-env.js';
+import { ServerProcess } from '../../../src/transport/stdio/server-process.js';
 import { fixture as fixtureConfig, killLeftovers } from '../../support/fixtures.js';
 import { fixture, isGone, lineReader, waitUntil } from '../process-probes.js';
 import { commandOf, processTree } from './process-tree.js';

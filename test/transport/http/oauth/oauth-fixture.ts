@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import { safeEnvironment } from '../../../../src/transport/child-env.js';
+import { safeEnvironment } from '../../../../src/transport/stdio/child-env.js';
 import type { AuthProvider } from '../../../../src/transport/http/auth-provider.js';
 import { repoRoot } from '../../../support/fixtures.js';
 
