@@ -28,7 +28,7 @@ async function jwksServer(keys: () => Promise<JWK[]>) {
     void keys().then((list) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: list })));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  cleanups.push(() => new Promise((resolve) => (server.close(resolve), server.closeAllConnections())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, state };
 }
 

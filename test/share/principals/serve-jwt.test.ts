@@ -38,7 +38,7 @@ async function setup() {
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  closers.push(() => new Promise((resolve) => (server.close(resolve), server.closeAllConnections())));
   const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
   const dir = tempDir();
   const secrets = join(dir, 'secrets');
