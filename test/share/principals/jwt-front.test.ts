@@ -127,18 +127,20 @@ describe('the gateway as an OAuth 2.1 resource server', () => {
     const jwks = await jwksServer(async () => keys);
     const manager = McpServerManager.fromConfig({ mcpServers: {} });
     cleanups.push(() => manager.shutdown());
-    const served = await serveGateway(manager, { transport: 'http', http: { auth: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: jwks.url, jwksCooldownMs: 500 } } });
+    const served = await serveGateway(manager, { transport: 'http', http: { auth: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: jwks.url, jwksCooldownMs: 3000 } } });
     cleanups.push(() => served.close());
     const url = served.url!;
     expect((await rpc(url, `Bearer ${await token()}`, 'server/discover')).status).toBe(200);
     expect(jwks.state.fetches).toBe(1);
     const rotated = await token({}, { key: k2, kid: 'k2' });
-    // A burst of unknown kids costs at most one more fetch within the cooldown.
-    await Promise.all(Array.from({ length: 20 }, () => rpc(url, `Bearer ${rotated}`, 'server/discover')));
-    expect(jwks.state.fetches).toBeLessThanOrEqual(2);
+    // A burst of unknown kids costs at most one more fetch per cooldown (3 s; the burst may outlast one on a loaded machine).
+    const began = Date.now();
+    const burst = await Promise.all(Array.from({ length: 20 }, () => rpc(url, `Bearer ${rotated}`, 'server/discover')));
+    expect(burst.every((r) => r.status === 401)).toBe(true);
+    expect(jwks.state.fetches).toBeLessThanOrEqual(2 + Math.floor((Date.now() - began) / 3000));
     // The issuer rotates its key in: after the cooldown, the unknown kid is fetched and accepted.
     keys = [await publicJwk(k1, 'k1'), await publicJwk(k2, 'k2')];
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 15_000;
     let status = 0;
     while (status !== 200 && Date.now() < deadline) {
       status = (await rpc(url, `Bearer ${rotated}`, 'server/discover')).status;
@@ -165,7 +167,8 @@ describe('the gateway as an OAuth 2.1 resource server', () => {
   });
 
   it('limits calls per principal and per tool, with a clear error saying when to retry', async () => {
-    const { url } = await gateway({}, { limits: { tool: { capacity: 2, refillPerSecond: 0.5 }, principal: { capacity: 3, refillPerSecond: 0.1 } } });
+    // Slow refills: the calls' own time (a start on a loaded machine) must not refill a bucket meanwhile.
+    const { url } = await gateway({}, { limits: { tool: { capacity: 2, refillPerSecond: 0.05 }, principal: { capacity: 3, refillPerSecond: 0.01 } } });
     const alice = await token();
     const call = (bearer: string, name: string) => rpc(url, `Bearer ${bearer}`, 'tools/call', { name, arguments: { ms: 1 } });
     expect((await call(alice, 'mcp__gh__whoami')).body.result).toBeDefined();
@@ -175,13 +178,14 @@ describe('the gateway as an OAuth 2.1 resource server', () => {
     expect(perTool.body.error).toMatchObject({ code: -32603, data: { code: 'rate-limited', retryAfterMs: expect.any(Number) } });
     expect(perTool.body.error?.message).toMatch(/^principal "alice" called "mcp__gh__whoami" too often; retry after \d+ ms$/);
     const retry = perTool.body.error?.data?.retryAfterMs as number;
-    expect(retry).toBeGreaterThan(1000);
-    expect(retry).toBeLessThanOrEqual(2000);
+    expect(retry).toBeGreaterThan(0);
+    expect(retry).toBeLessThanOrEqual(20_000);
     // Another tool has its own bucket; the principal's third call overall is its last.
     expect((await call(alice, 'mcp__gh__slow')).body.result).toBeDefined();
     const perPrincipal = await call(alice, 'mcp__gh__slow');
     expect(perPrincipal.body.error?.data).toMatchObject({ code: 'rate-limited' });
-    expect(perPrincipal.body.error?.data?.retryAfterMs as number).toBeGreaterThan(5000);
+    expect(perPrincipal.body.error?.data?.retryAfterMs as number).toBeGreaterThan(20_000);
+    expect(perPrincipal.body.error?.data?.retryAfterMs as number).toBeLessThanOrEqual(100_000);
     // Bob is not alice.
     expect((await call(await token({}, { sub: 'bob' }), 'mcp__gh__whoami')).body.result).toBeDefined();
   });
