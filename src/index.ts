@@ -43,7 +43,8 @@ export type {
 } from './protocol/types.js';
 
 export { McpServerManager } from './manager/manager.js';
-export type { FileOptions, ManagerEvents, ManagerOptions } from './manager/manager.js';
+export type { ManagerEvents } from './manager/events.js';
+export type { FileOptions, ManagerOptions } from './manager/options.js';
 export type { ReloadReport } from './manager/config/config-diff.js';
 export type { ServerMetrics } from './manager/telemetry/metrics.js';
 export type { McpConfig, ServerEntryConfig } from './manager/config/config.js';

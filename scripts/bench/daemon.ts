@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpClient } from '../../src/index.js';
 import { daemonStatus, stopDaemon } from '../../src/share/daemon/control.js';
+import { signalGroup } from '../../src/transport/stdio/process-group.js';
 import type { Plan } from './plan.js';
 import { Figure, type Metric } from './runs.js';
 import { fixturePath, fixtureServer, packageVersion, repoRoot } from './setup.js';
@@ -103,6 +104,9 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
     }
   } finally {
     await Promise.all(runtimeDirs.map((runtimeDir) => stopDaemon({ runtimeDir, version }).catch(() => undefined)));
+    // A daemon outlives its clients by design: one the stops above could not reach (a run
+    // cut short on a loaded machine) is ended here, so the bench leaves nothing behind.
+    for (const pid of processesMentioning(work)) signalGroup(pid, 'SIGKILL');
     rmSync(work, { recursive: true, force: true });
   }
   return figure.list();
@@ -123,7 +127,11 @@ async function callsPerSecond(client: McpClient, inflight: number, calls: number
 
 /** Live processes of the bench's fixture copy (the servers, whoever started them). */
 function fixtureProcesses(): number[] {
-  const marker = fixturePath('bench-echo-server.mjs');
+  return processesMentioning(fixturePath('bench-echo-server.mjs'));
+}
+
+/** Live processes whose command line mentions `marker`. */
+function processesMentioning(marker: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -1,18 +1,17 @@
 import { EventEmitter } from 'node:events';
+import { shown } from '../util/check.js';
 import { McpError, serverLabel } from '../errors.js';
-import { type ConnectOptions, DEFAULT_CLIENT_INFO } from '../protocol/client.js';
+import { callIsolated } from '../util/listeners.js';
+import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import type {
   CallOptions,
   CallToolResult,
   Completion,
   GetPromptResult,
   HostHandlers,
-  Implementation,
-  LogMessage,
   PromptRef,
   ReadResourceResult,
   ResourceTemplateRef,
-  Root,
 } from '../protocol/types.js';
 import { ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
 import { type LoginOptions, PoolAuth } from './auth/auth.js';
@@ -22,120 +21,28 @@ import { diffEntries, type ReloadReport } from './config/config-diff.js';
 import { ConfigWatcher } from './config/config-watcher.js';
 import { ManifestCache } from './catalog/manifest-cache.js';
 import { MetricsRecorder, type ServerMetrics } from './telemetry/metrics.js';
-import { type DeclaredCapabilities, handlersProblem, HostRouter, validateElicitation } from './scope/host-handlers.js';
+import { handlersProblem, HostRouter } from './scope/host-handlers.js';
 import { assertOpen, enabledSlots, narrow, type PoolState, slotOf } from './scope/pool-state.js';
 import { type CompleteOptions, type LogLevel, type ManagedResource, type ManagedResourceTemplate, Scope, type ServersOption } from './scope/scope.js';
 import type { ManagedPrompt } from './catalog/prompt-index.js';
 import type { ServerDescription } from './catalog/server-description.js';
 import { Subscriptions } from './scope/subscriptions.js';
 import type { ToolCallHost } from './call/tool-call.js';
-import { type ServerState, type ServerStatus, ServerSlot, type SlotHost } from './pool/server-slot.js';
+import { type ServerStatus, ServerSlot } from './pool/server-slot.js';
 import { ToolSession } from './scope/session.js';
 import { defaultStateDir } from './config/state-dir.js';
-import { CACHE_HINTS_MODES, type CacheHintsMode, ToolCatalog } from './catalog/tool-catalog.js';
+import { ToolCatalog } from './catalog/tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './catalog/tool-filter.js';
 import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
 import { Tracing } from './telemetry/tracing.js';
-import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
-import type { TokenStore } from '../transport/http/oauth/token-store.js';
-import type { Channel } from '../transport/channel.js';
-import type { SharedOptions } from '../share/daemon/paths.js';
-import type { ResolvedServer } from './config/config.js';
+import type { ManagerEvents } from './events.js';
+import { slotHost, type SlotWiring } from './slot-host.js';
+import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
 import { InstancedSlot } from '../share/principals/instanced-slot.js';
 import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
-import { checkPrincipal, type CredentialsResolver, newScope, type Principal, scoped, sessionOf } from '../share/principals/principal-scope.js';
+import { checkPrincipal, newScope, type Principal, scoped, sessionOf } from '../share/principals/principal-scope.js';
 
-export interface ManagerOptions {
-  /** Sent to every server as `clientInfo`. Default `{ name: "lazy-mcp", version }`. */
-  clientInfo?: Implementation;
-  /** Folder for the tool manifest cache; created if missing. Default: no cache. */
-  cacheDir?: string;
-  /**
-   * The servers' cache hints (2026 era: `ttlMs` on tool and prompt lists).
-   * `"revalidate"` (default): a running server's list older than its `ttlMs` is fetched
-   * again over its connection; a stopped server's is served as it is (a listing never
-   * spawns for a hint) and fetched again at its next real start. `"strict"`: a stale list
-   * is fetched again before it is served, starting the server if it must (on failure the
-   * stale list is served with a `log`). `"ignore"`: lists are kept until `list_changed`, a
-   * config or version change, as for legacy servers (`"honour"`, the old name of
-   * `"strict"`, is accepted). `cacheScope: "private"` is honoured in every mode: such a
-   * list serves only the token it was made with.
-   */
-  cacheHints?: CacheHintsMode;
-  /** Time a server gets to exit on shutdown before SIGTERM (at half) and SIGKILL, in ms. Default 2000. */
-  shutdownGraceMs?: number;
-  /** Largest message accepted from a server, in bytes. Default 64 MiB. */
-  maxMessageBytes?: number;
-  /** Roots offered to servers; the `roots` capability is declared only when given. */
-  roots?: Root[];
-  /** Folder for lazy-mcp's own state (saved long results). Default: a per-user folder, see `defaultStateDir`. */
-  stateDir?: string;
-  /**
-   * Cap on a tool result's text, in bytes, for a model's context: longer text keeps its head
-   * and tail around a marker, and the whole result is saved under `stateDir`, named in the
-   * marker. Images and audio are never cut. A call's `maxResultBytes` overrides it. Default: off.
-   */
-  maxResultBytes?: number;
-  /** Where OAuth tokens are kept; default: files under `<stateDir>/oauth`, readable only by the user. */
-  tokenStore?: TokenStore;
-  /** The interactive OAuth step (show `url`, resolve with the redirect URL): `login`'s default, and step-up on a 403 `insufficient_scope`. */
-  authorize?: Authorize;
-  /**
-   * The host's answers to servers' questions (elicitation, sampling, roots) for calls
-   * whose session gives none, and for legacy-era questions no call can be tied to.
-   * A capability is declared to servers only when a handler for it is here or
-   * `capabilities` names it.
-   */
-  handlers?: HostHandlers;
-  /** Declare these capabilities even when only sessions give handlers for them. */
-  capabilities?: DeclaredCapabilities;
-  /**
-   * Attach to the user's pool daemon (started on demand) instead of spawning stdio servers:
-   * one process per server fingerprint for every client of the machine. `true` or the
-   * daemon's options. Remote servers are unaffected. Default: off.
-   */
-  shared?: boolean | SharedOptions;
-  /**
-   * The credentials of a principal for one server whose entry uses `${principal:NAME}`,
-   * when the session's `principal.credentials` lack them. Asked once per session and
-   * server; what it gives is never cached on disk, logged or shown.
-   */
-  credentials?: CredentialsResolver;
-}
-
-/** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
-export interface FileOptions {
-  /**
-   * Reload when the file changes (see `reload`), once it has been quiet for `debounceMs`
-   * (default 150). A file that does not parse is reported as `configError` and ignored
-   * until it does. `shutdown()` stops the watch. Default: off.
-   */
-  watch?: boolean | { debounceMs?: number };
-}
-
-/** Event payloads of {@link McpServerManager}. */
-export interface ManagerEvents {
-  stderr: { server: string; line: string };
-  /** Server log messages, skipped stdout noise (`logger: "stdout"`), cache problems (`logger: "cache"`) and tools listed twice (`logger: "tools"`). */
-  log: { server: string; level: string; logger?: string; data: unknown };
-  toolsChanged: { server: string };
-  promptsChanged: { server: string };
-  resourcesChanged: { server: string };
-  exit: { server: string; exitCode?: number; signal?: string; error?: McpError };
-  stateChange: { server: string; from: ServerState; to: ServerState };
-  /** A reload applied a new config: which servers were added, removed, changed and left as they were. */
-  configChanged: ReloadReport;
-  /** A watched config file changed but could not be read or did not parse; the last good config stays. */
-  configError: { path: string; error: McpError };
-  /**
-   * A legacy-era server asked a question (`method`) while calls of several sessions were in
-   * flight on it, so it could not be tied to one: the manager's handlers answered it, or it
-   * was declined. `sessions`: the candidates' `ToolSession.id` (`"manager"` for the manager's own calls).
-   * Give the server `"instances": "per-session"` to tie every question to its session.
-   */
-  unrouted: { server: string; method: string; sessions: string[] };
-}
-
+export type { FileOptions, ManagerEvents, ManagerOptions };
 
 /**
  * The pool: every configured stdio server, started on first need, shared by every
@@ -157,6 +64,8 @@ export class McpServerManager extends EventEmitter {
   private readonly pool: PoolState;
   /** The manager's own scope: all servers, the manager's handlers. */
   private readonly root: Scope;
+  /** What every slot reports to and asks of the manager. */
+  private readonly wiring: SlotWiring;
   private closing: Promise<void> | undefined;
   /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
   private readonly recorders = new Map<string, MetricsRecorder>();
@@ -181,7 +90,7 @@ export class McpServerManager extends EventEmitter {
     const { watch, ...managerOptions } = options;
     const debounceMs = typeof watch === 'object' ? watch.debounceMs : undefined;
     if (debounceMs !== undefined && !(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
-      throw new McpError('invalid-config', `fromFile option watch.debounceMs must be a non-negative number of milliseconds, got ${JSON.stringify(debounceMs) ?? String(debounceMs)}`, {
+      throw new McpError('invalid-config', `fromFile option watch.debounceMs must be a non-negative number of milliseconds, got ${shown(debounceMs)}`, {
         phase: 'config',
       });
     }
@@ -221,10 +130,9 @@ export class McpServerManager extends EventEmitter {
     checkOptions(options);
     this.auth = new PoolAuth(options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
-    for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
-      [...this.slots.keys()],
+      entries.map((entry) => entry.name),
       options.cacheDir,
       (server, message, error) =>
         this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
@@ -252,9 +160,8 @@ export class McpServerManager extends EventEmitter {
       stateDir: () => options.stateDir ?? defaultStateDir(),
     };
     this.catalog.onPromptsChanged = (server) => this.emit('promptsChanged', { server });
-    this.subscriptions = new Subscriptions(
-      (server, work, onlyIfRunning) => (onlyIfRunning && slotOf(this.pool, server).state !== 'ready' ? Promise.resolve() : slotOf(this.pool, server).run(work)),
-      (_server, listener, error) => this.listenerFailed('resourceUpdated', listener, error),
+    this.subscriptions = new Subscriptions((server, work, onlyIfRunning) =>
+      onlyIfRunning && slotOf(this.pool, server).state !== 'ready' ? Promise.resolve() : slotOf(this.pool, server).run(work),
     );
     const manager = this;
     this.pool = {
@@ -274,6 +181,19 @@ export class McpServerManager extends EventEmitter {
       note: (server: string, data: string) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
     };
     this.root = new Scope(this.pool, undefined, undefined, this.router.root);
+    this.wiring = {
+      options,
+      router: this.router,
+      catalog: this.catalog,
+      pool: this.pool,
+      subscriptions: this.subscriptions,
+      auth: this.auth,
+      get tracing() {
+        return manager.tracing;
+      },
+      emit: (event, payload) => this.emit(event, payload),
+    };
+    for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     // After the constructor returns, so listeners attached right away see the events.
     queueMicrotask(() => this.startEager([...this.slots.values()]));
   }
@@ -292,31 +212,11 @@ export class McpServerManager extends EventEmitter {
     return super.once(event, listener);
   }
 
-  /**
-   * Calls every listener, each isolated: a listener that throws (or rejects) never reaches
-   * the pool's promise chains or state, nor stops the other listeners. Its exception is
-   * reported once per listener through `process.emitWarning` (code `LAZY_MCP_LISTENER`),
-   * not as a `log` event, which could throw again.
-   */
+  /** Calls every listener under the one listener policy: isolated, and reported once if it throws (see {@link callIsolated}). */
   override emit(event: string | symbol, ...args: unknown[]): boolean {
-    const listeners = this.rawListeners(event);
-    for (const listener of listeners) {
-      try {
-        const result: unknown = (listener as (...a: unknown[]) => unknown).apply(this, args);
-        if (result instanceof Promise) result.catch((error: unknown) => this.listenerFailed(event, listener, error));
-      } catch (error) {
-        this.listenerFailed(event, listener, error);
-      }
-    }
+    const listeners = this.rawListeners(event) as ((...a: unknown[]) => unknown)[];
+    for (const listener of listeners) callIsolated('McpServerManager', String(event), listener, args, this);
     return listeners.length > 0;
-  }
-
-  private listenerFailed(event: string | symbol, listener: unknown, error: unknown): void {
-    if (failedListeners.has(listener as object)) return;
-    failedListeners.add(listener as object);
-    process.emitWarning(`a ${String(event)} listener of McpServerManager threw (reported once per listener): ${(error as Error)?.stack ?? String(error)}`, {
-      code: 'LAZY_MCP_LISTENER',
-    });
   }
 
   override off<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
@@ -565,14 +465,14 @@ export class McpServerManager extends EventEmitter {
   private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
     let slot: ServerSlot | undefined;
     const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
-    const host = this.slotHost(current, this.recorder(entry.name), predecessor);
+    const host = slotHost(this.wiring, current, this.recorder(entry.name), predecessor);
     slot = isInstanced(entry)
       ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
           make: (instance, redact, principal) =>
             new ServerSlot(
               instance,
               instanceSlotHost(
-                this.slotHost(current, this.recorder(entry.name)),
+                slotHost(this.wiring, current, this.recorder(entry.name)),
                 redact,
                 instance.kind === 'http' ? () => this.auth.providerFor(entry.name, instance.config, principal) : undefined,
               ),
@@ -603,77 +503,6 @@ export class McpServerManager extends EventEmitter {
     if (this.tracingLookup === null) this.tracingLookup = Tracing.load(DEFAULT_CLIENT_INFO.version);
     return this.tracingLookup;
   }
-
-  /** `current`: whether the slot is still the pool's (a reload may have replaced it). */
-  private slotHost(current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
-    const tracing = () => this.tracing;
-    return {
-      metrics,
-      get tracing() {
-        return tracing();
-      },
-      ...(predecessor ? { predecessor } : {}),
-      connectOptions: (server): ConnectOptions => ({
-        name: server,
-        clientInfo: this.options.clientInfo,
-        roots: this.options.roots,
-        handlers: this.router.connectionHandlers(),
-        capabilities: this.options.capabilities,
-        validateElicitation,
-        maxMessageBytes: this.options.maxMessageBytes,
-        shutdownGraceMs: this.options.shutdownGraceMs,
-        era: this.catalog.eraOf(server),
-        listeners: {
-          stderr: (line) => this.emit('stderr', { server, line }),
-          log: ({ level, logger, data }: LogMessage) => this.emit('log', { server, level, ...(logger === undefined ? {} : { logger }), data }),
-          noise: (line) => this.emit('log', { server, level: 'warning', logger: 'stdout', data: `skipped a non-JSON line on stdout: ${line}` }),
-          exit: (status, reason) =>
-            this.emit('exit', { server, ...status, ...(reason && reason.code !== 'closed' ? { error: reason } : {}) }),
-          toolsChanged: () => {
-            if (!current()) return;
-            this.catalog.changed(slotOf(this.pool, server));
-            this.emit('toolsChanged', { server });
-          },
-          promptsChanged: () => {
-            this.catalog.promptsChanged(slotOf(this.pool, server));
-            this.emit('promptsChanged', { server });
-          },
-          resourcesChanged: () => this.emit('resourcesChanged', { server }),
-          resourceUpdated: (uri) => this.subscriptions.updated(server, uri),
-          unrouted: (method, callers) => this.emit('unrouted', { server, method, sessions: callers.map((caller) => sessionOf(caller) ?? 'manager') }),
-        },
-      }),
-      stateChanged: (server, from, to) => {
-        if (!current()) return;
-        // A failed start may come from a stale era hint (the server changed era): probe at the next one.
-        if (to === 'backoff' || to === 'failed') this.catalog.forgetEra(server);
-        this.emit('stateChange', { server, from, to });
-      },
-      // A slot a reload replaced lists for the callers it still serves, not for the index.
-      toolsListed: async (server, client, tools) => {
-        if (!current()) return;
-        await this.catalog.listed(slotOf(this.pool, server), client, tools);
-      },
-      knowsTools: (server, client) => current() && this.catalog.knowsTools(server, client),
-      relistFailed: (server, error) =>
-        this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the known tools list: listing it live failed: ${(error as Error).message ?? error}` }),
-      connected: (server, client) => {
-        if (current()) this.subscriptions.reconnected(server, client);
-      },
-      auth: (server) => {
-        const entry = slotOf(this.pool, server).entry;
-        return entry.kind === 'http' ? this.auth.providerFor(server, entry.config) : undefined;
-      },
-      ...(this.options.shared ? { share: (server, config, options, signal) => this.share(server, config, options, signal) } : {}),
-    };
-  }
-
-  /** A stdio server's channel through the pool daemon; its code loads on the first shared start. */
-  private async share(server: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal): Promise<Channel> {
-    const { openShared } = await import('../share/daemon/open-shared.js');
-    const shared = this.options.shared === true || this.options.shared === undefined || this.options.shared === false ? {} : this.options.shared;
-    return openShared(server, config, options, shared, signal);
-  }
 }
 
 /** A config error, named after the file it is in. */
@@ -686,29 +515,3 @@ function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate |
   return new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
 }
 
-/** Listeners whose exception was already reported. */
-const failedListeners = new WeakSet<object>();
-
-/** Rejects manager options that would make every start fail, naming the option and the value. */
-function checkOptions(options: ManagerOptions): void {
-  const checks: [keyof ManagerOptions, (v: unknown) => boolean, string][] = [
-    ['maxMessageBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
-    ['shutdownGraceMs', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v), 'a non-negative number of milliseconds'],
-    ['cacheDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
-    ['cacheHints', (v) => (CACHE_HINTS_MODES as readonly unknown[]).includes(v), '"revalidate", "strict" or "ignore"'],
-    ['stateDir', (v) => typeof v === 'string' && v !== '', 'a folder path'],
-    ['maxResultBytes', (v) => Number.isSafeInteger(v) && (v as number) > 0, 'a positive whole number of bytes'],
-    ['roots', (v) => Array.isArray(v) && v.every((r) => typeof r?.uri === 'string'), 'an array of { uri, name? }'],
-    ['shared', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v)), 'true, false or { runtimeDir?, idleTimeoutMs?, version?, logFile? }'],
-    ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
-    ['credentials', (v) => typeof v === 'function', 'a function (principal, server) => credentials'],
-  ];
-  const handlersWrong = handlersProblem(options.handlers, 'manager option');
-  if (handlersWrong) throw new McpError('invalid-config', handlersWrong, { phase: 'config' });
-  for (const [field, ok, expected] of checks) {
-    const value = options[field];
-    if (value !== undefined && !ok(value)) {
-      throw new McpError('invalid-config', `manager option ${field} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`, { phase: 'config' });
-    }
-  }
-}

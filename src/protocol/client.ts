@@ -136,7 +136,7 @@ export interface RequestOptions extends CallOptions {
   /** How the handlers' context names this tool call (the manager gives its public name). Default: the name and arguments sent. */
   toolCall?: { name: string; arguments: object };
   /** Makes the caller's outcome from the request's before its promise settles: see {@link RequestFinish}. */
-  finish?: RequestFinish;
+  finish?: RequestFinish | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -1,4 +1,5 @@
 import { McpError, serverLabel } from '../errors.js';
+import { shown as describe } from '../util/check.js';
 import type { Framing } from '../transport/framing/framing.js';
 import type { RemoteChannelConfig } from '../transport/http/create-http-channel.js';
 import type { ProcessSpec } from '../transport/stdio/server-process.js';
@@ -57,8 +58,3 @@ export function remoteChannelConfig(config: ServerConfig, name: string | undefin
   return { transport: REMOTE_TYPES[type], url: (parsed as URL).href, ...(headers === undefined ? {} : { headers }) };
 }
 
-/** A value as a message shows it, with its type; a URL without its userinfo (it may hold a password). */
-function describe(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value.replace(/\/\/[^/@]*@/, '//')) : Array.isArray(value) ? 'an array' : String(value);
-  return `${text.length > 60 ? `${text.slice(0, 60)}…` : text} (${value === null ? 'null' : typeof value})`;
-}

@@ -15,10 +15,9 @@ export interface MessageContext {
   relatedTo?: RequestId;
 }
 
-/** Returned by every `on…` registration; `dispose()` removes the listener and may be called twice. */
-export interface Disposable {
-  dispose(): void;
-}
+import type { Disposable } from '../util/listeners.js';
+
+export type { Disposable };
 
 /** What a channel can tell about its peer, for status and error messages. */
 export interface ChannelInfo {

@@ -57,7 +57,7 @@ describe('maxResultBytes', () => {
   });
 
   it('checks the manager option', () => {
-    expect(() => McpServerManager.fromConfig({ mcpServers: {} }, { maxResultBytes: 0 })).toThrow('manager option maxResultBytes must be a positive whole number of bytes, got 0');
+    expect(() => McpServerManager.fromConfig({ mcpServers: {} }, { maxResultBytes: 0 })).toThrow('manager option `maxResultBytes` must be a positive whole number of bytes, got 0 (number)');
   });
 });
 

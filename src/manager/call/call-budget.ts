@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { McpError, serverLabel } from '../../errors.js';
 import { copyWith } from '../../util/copy-with.js';
 import type { CallOptions } from '../../protocol/types.js';
-import { abortable } from '../../util/abortable.js';
+import { abortable, bounded } from '../../util/deadline.js';
 
 /**
  * What is left of one call's `timeout` and `maxTotalTimeout`, counted from when the call
@@ -29,21 +29,12 @@ export class CallBudget {
    * budget and signal allow. Only this wait ends; the work goes on.
    */
   wait<T>(work: Promise<T>, what: string, server?: string): Promise<T> {
-    const waited = abortable(work, this.options.signal, what, server);
     const left = this.leftMs;
-    if (left === Infinity) return waited;
+    const { signal } = this.options;
+    if (left === Infinity) return abortable(work, signal, what, server);
     const limit = Math.min(bound(this.options.timeout), bound(this.options.maxTotalTimeout));
-    // Made before the timer starts so its stack points at the caller.
-    const timedOut = new McpError(
-      'timeout',
-      `${server === undefined ? '' : serverLabel(server)}${what} timed out after ${limit} ms`,
-      { ...(server === undefined ? {} : { server }) },
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timedOut), Math.max(0, left));
-    });
-    return Promise.race([waited, deadline]).finally(() => clearTimeout(timer));
+    const timedOut = new McpError('timeout', `${serverLabel(server)}${what} timed out after ${limit} ms`, { ...(server === undefined ? {} : { server }) });
+    return bounded(work, { ms: left, timedOut, signal, what, server });
   }
 
   /**

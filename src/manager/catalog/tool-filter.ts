@@ -1,3 +1,4 @@
+import { shown as describe } from '../../util/check.js';
 /** Which of a server's tools may be used: exact names or `*` globs over the server's raw tool names. */
 export interface ToolFilter {
   /** When given, only tools matching one of these are listed, searched and callable. */
@@ -59,8 +60,3 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`, 's');
 }
 
-function describe(value: unknown): string {
-  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  const shown = JSON.stringify(value);
-  return `${shown === undefined ? String(value) : shown.length > 60 ? `${shown.slice(0, 60)}…` : shown} (${type})`;
-}

@@ -1,4 +1,5 @@
 import { McpError } from '../../errors.js';
+import { shown as describe } from '../../util/check.js';
 import type { StdioServerConfig } from '../../protocol/client.js';
 import type { OAuthConfig } from '../../transport/http/oauth/client-registration.js';
 import type { SandboxPolicy } from '../../transport/stdio/sandbox/policy.js';
@@ -331,11 +332,6 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
-  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  const shown = JSON.stringify(value);
-  return `${shown === undefined ? String(value) : shown.length > 60 ? `${shown.slice(0, 60)}…` : shown} (${type})`;
-}
 
 function optional<T extends 'string' | 'boolean' | 'number'>(
   entry: Record<string, unknown>,

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { shown as describe } from '../../util/check.js';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../transport/stdio/sandbox/policy.js';
 
 /** A problem with an entry's `sandbox`: the field it is in and what is wrong, said after the field's name. */
@@ -65,8 +66,3 @@ function expandHome(path: string, home: string | undefined): string | undefined 
   return home === undefined || home === '' ? undefined : join(home, path.slice(1));
 }
 
-function describe(value: unknown): string {
-  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  const shown = JSON.stringify(value);
-  return `${shown === undefined ? String(value) : shown.length > 60 ? `${shown.slice(0, 60)}…` : shown} (${type})`;
-}

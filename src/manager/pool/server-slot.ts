@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { withinTime } from '../../util/within-time.js';
+import { withinTime } from '../../util/deadline.js';
 import { McpError, serverLabel } from '../../errors.js';
 import { type ConnectOptions, McpClient } from '../../protocol/client.js';
 import { type RequestFinish, refused } from '../../protocol/engine/pending-requests.js';

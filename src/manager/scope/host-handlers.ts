@@ -1,4 +1,5 @@
 import { McpError } from '../../errors.js';
+import { shown } from '../../util/check.js';
 import { compileSchema, issuesText, loadValidator, validatorLoaded } from '../../protocol/schemas/schema-validator.js';
 import type { ElicitRequest, ElicitResult, HostHandlers, Root } from '../../protocol/types.js';
 
@@ -74,10 +75,10 @@ export function methodNotFound(method: string, why?: string): McpError {
 /** Rejects handler options that are not functions, naming the field and the value. */
 export function handlersProblem(handlers: unknown, where: string): string | undefined {
   if (handlers === undefined) return undefined;
-  if (handlers === null || typeof handlers !== 'object') return `${where} handlers must be an object, got ${JSON.stringify(handlers) ?? String(handlers)}`;
+  if (handlers === null || typeof handlers !== 'object') return `${where} handlers must be an object, got ${shown(handlers)}`;
   for (const method of METHODS) {
     const value = (handlers as Record<string, unknown>)[method];
-    if (value !== undefined && typeof value !== 'function') return `${where} handlers.${method} must be a function, got ${JSON.stringify(value) ?? String(value)} (${typeof value})`;
+    if (value !== undefined && typeof value !== 'function') return `${where} handlers.${method} must be a function, got ${shown(value)}`;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { McpError } from '../../errors.js';
+import { shown } from '../../util/check.js';
 import type { ToolSearchIndex } from '../../model/tool-search.js';
 import type { ToolCatalog } from '../catalog/tool-catalog.js';
 import type { ManagedTool } from '../catalog/tool-index.js';
@@ -53,7 +54,7 @@ export function slotOf(pool: PoolState, server: string, view?: View): ServerSlot
 /** Checks server names against the pool and the view, and returns them as a set; undefined means the whole view. */
 export function narrow(pool: PoolState, view: View, servers: readonly string[] | undefined): View {
   if (servers === undefined) return view;
-  if (!Array.isArray(servers)) throw new McpError('invalid-arguments', `servers must be an array of server names, got ${JSON.stringify(servers) ?? String(servers)}`, {});
+  if (!Array.isArray(servers)) throw new McpError('invalid-arguments', `servers must be an array of server names, got ${shown(servers)}`, {});
   for (const server of servers) slotOf(pool, server, view);
   return new Set(servers);
 }

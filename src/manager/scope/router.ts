@@ -1,5 +1,5 @@
 import { McpError, serverLabel } from '../../errors.js';
-import { abortable } from '../../util/abortable.js';
+import { abortable } from '../../util/deadline.js';
 import type { ManagedPrompt } from '../catalog/prompt-index.js';
 import type { NameIndex, Named } from '../catalog/name-index.js';
 import type { ManagedTool } from '../catalog/tool-index.js';

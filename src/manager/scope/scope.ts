@@ -1,4 +1,5 @@
 import { McpError, serverLabel } from '../../errors.js';
+import { shown } from '../../util/check.js';
 import type { ToolSearchResult } from '../../model/tool-search.js';
 import { loadValidator, validatorLoaded } from '../../protocol/schemas/schema-validator.js';
 import type {
@@ -13,7 +14,7 @@ import type {
   ResourceTemplateRef,
   Tool,
 } from '../../protocol/types.js';
-import { abortable } from '../../util/abortable.js';
+import { abortable } from '../../util/deadline.js';
 import { CallBudget } from '../call/call-budget.js';
 import { requestOptions } from '../call/request-options.js';
 import { checkArguments } from '../call/tool-contract.js';
@@ -65,15 +66,15 @@ const LIST_TEMPLATES = { method: 'resources/templates/list' };
  * limited to some servers and tools, whose servers' questions go to its own handlers.
  */
 export class Scope {
-  /** @internal */
+  /** @internal Made by the manager: its root scope and its sessions. */
   constructor(
-    protected readonly pool: PoolState,
+    private readonly pool: PoolState,
     /** The servers this scope may use; undefined means all of the pool's. */
     protected readonly view: View,
     /** The scope's own tool filter over raw names, on top of each server's. */
-    protected readonly filter: ToolPredicate | undefined,
+    private readonly filter: ToolPredicate | undefined,
     /** Whose handlers answer the servers' questions about this scope's requests. */
-    protected readonly caller: Caller,
+    private readonly caller: Caller,
   ) {}
 
   /** Every tool of the scope's servers (or of `servers`), starting in parallel only those whose tools are unknown. */
@@ -165,7 +166,7 @@ export class Scope {
   /** Gets a prompt by its public name; only the server that owns it is started. A question the server asks meanwhile goes to this scope's handlers. */
   getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions = NO_OPTIONS): Promise<GetPromptResult> {
     return this.track(options, async (o) => {
-      if (typeof name !== 'string') throw new McpError('invalid-arguments', `getPrompt name must be a string, got ${JSON.stringify(name) ?? String(name)}`, {});
+      if (typeof name !== 'string') throw new McpError('invalid-arguments', `getPrompt name must be a string, got ${shown(name)}`, {});
       const budget = new CallBudget(o);
       const target = await budget.wait(routePrompt(this.pool, name, this.view, o.signal), `prompts/get ${JSON.stringify(name)}`, this.pool.catalog.prompts.serverOf(name));
       checkPromptArguments(target, args);
@@ -198,7 +199,7 @@ export class Scope {
   subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
     return this.track(NO_OPTIONS, async () => {
       slotOf(this.pool, server, this.view);
-      if (typeof uri !== 'string' || uri === '') throw new McpError('invalid-arguments', `subscribeResource uri must be a non-empty string, got ${JSON.stringify(uri) ?? String(uri)}`, { server });
+      if (typeof uri !== 'string' || uri === '') throw new McpError('invalid-arguments', `subscribeResource uri must be a non-empty string, got ${shown(uri)}`, { server });
       if (typeof onUpdated !== 'function') throw new McpError('invalid-arguments', `subscribeResource onUpdated must be a function, got ${typeof onUpdated}`, { server });
       return this.pool.subscriptions.subscribe(server, uri, onUpdated);
     });
@@ -214,7 +215,7 @@ export class Scope {
     return this.track(options, async (o) => {
       const slot = slotOf(this.pool, server, this.view);
       if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-        throw new McpError('invalid-arguments', `setLogLevel level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level) ?? String(level)}`, { server });
+        throw new McpError('invalid-arguments', `setLogLevel level must be one of ${LOG_LEVELS.join(', ')}, got ${shown(level)}`, { server });
       }
       await slot.run(async (client, _touch, left) => {
         if (client.era === '2026') this.pool.note(server, `setLogLevel(${JSON.stringify(level)}) sent nothing: revision 2026-07-28 has no logging/setLevel (a log level travels per request)`);
@@ -265,7 +266,7 @@ export class Scope {
     const index = this.pool.catalog.index;
     try {
       if (maxResultBytes !== undefined && !(Number.isSafeInteger(maxResultBytes) && maxResultBytes > 0)) {
-        throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${JSON.stringify(maxResultBytes) ?? String(maxResultBytes)}`, {
+        throw new McpError('invalid-arguments', `maxResultBytes must be a positive whole number of bytes, got ${shown(maxResultBytes)}`, {
           server: slot.name,
           phase: 'tools/call',
         });
@@ -297,9 +298,9 @@ export class Scope {
 
   private async search(query: string, options: ServersOption & { limit?: number }): Promise<ToolSearchResult> {
     const { limit } = options;
-    if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${JSON.stringify(query)}`, {});
+    if (typeof query !== 'string') throw new McpError('invalid-arguments', `searchTools query must be a string, got ${shown(query)}`, {});
     if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
-      throw new McpError('invalid-arguments', `searchTools limit must be a positive whole number, got ${JSON.stringify(limit) ?? String(limit)}`, {});
+      throw new McpError('invalid-arguments', `searchTools limit must be a positive whole number, got ${shown(limit)}`, {});
     }
     const { catalog, search } = this.pool;
     const view = narrow(this.pool, this.view, options.servers);
@@ -337,9 +338,9 @@ function checkPromptArguments(target: ManagedPrompt, args: Record<string, string
       server: target.server,
       phase: 'prompts/get',
     });
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw fail(`the arguments must be an object of strings, got ${JSON.stringify(args) ?? String(args)}`);
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw fail(`the arguments must be an object of strings, got ${shown(args)}`);
   const wrong = Object.entries(args).find(([, value]) => typeof value !== 'string');
-  if (wrong) throw fail(`\`${wrong[0]}\` must be a string, got ${JSON.stringify(wrong[1]) ?? String(wrong[1])} (${typeof wrong[1]})`);
+  if (wrong) throw fail(`\`${wrong[0]}\` must be a string, got ${shown(wrong[1])}`);
   const missing = (target.prompt.arguments ?? []).filter((a) => a.required === true && !Object.hasOwn(args, a.name)).map((a) => `\`${a.name}\` is required`);
   if (missing.length > 0) throw fail(missing.join('; '));
 }

@@ -1,4 +1,5 @@
 import type { McpClient } from '../../protocol/client.js';
+import { callIsolated } from '../../util/listeners.js';
 
 type OnUpdated = (uri: string) => void;
 
@@ -21,7 +22,6 @@ export class Subscriptions {
   constructor(
     /** Runs a request on the server, starting it first; with `onlyIfRunning`, skips a server that is not running. */
     private readonly run: (server: string, work: (client: McpClient) => Promise<void>, onlyIfRunning?: boolean) => Promise<void>,
-    private readonly onListenerError: (server: string, listener: OnUpdated, error: unknown) => void,
   ) {}
 
   /** Adds a subscriber; resolves once the server has accepted the subscription, with its unsubscribe. */
@@ -55,13 +55,7 @@ export class Subscriptions {
 
   /** `notifications/resources/updated` from a server. */
   updated(server: string, uri: string): void {
-    for (const listener of [...(this.topics.get(server)?.get(uri)?.listeners ?? [])]) {
-      try {
-        listener(uri);
-      } catch (error) {
-        this.onListenerError(server, listener, error);
-      }
-    }
+    for (const listener of [...(this.topics.get(server)?.get(uri)?.listeners ?? [])]) callIsolated('McpServerManager', 'resourceUpdated', listener, [uri]);
   }
 
   /** A new connection to a server: its live topics are subscribed again (best effort). */

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { withinTime } from '../../util/within-time.js';
+import { withinTime } from '../../util/deadline.js';
 import { sandboxEnvironment } from './child-env.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
 import { GroupProbe, signalGroup } from './process-group.js';

@@ -129,7 +129,7 @@ describe('McpServerManager construction', () => {
 
   it('rejects manager options that would break every start, naming the option', () => {
     const config = { mcpServers: {} };
-    expect(() => McpServerManager.fromConfig(config, { maxMessageBytes: 0 })).toThrow('manager option maxMessageBytes must be a positive whole number of bytes, got 0');
+    expect(() => McpServerManager.fromConfig(config, { maxMessageBytes: 0 })).toThrow('manager option `maxMessageBytes` must be a positive whole number of bytes, got 0 (number)');
     expect(() => McpServerManager.fromConfig(config, { shutdownGraceMs: -5 })).toThrow(expect.objectContaining({ code: 'invalid-config' }));
   });
 
