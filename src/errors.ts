@@ -17,6 +17,7 @@ export type McpErrorCode =
   | 'rpc-error'
   | 'unavailable'
   | 'closed'
+  | 'rate-limited'
   | 'sandbox-unavailable';
 
 /** Where in a server's life an error happened. */
@@ -57,6 +58,8 @@ export interface McpErrorFields {
   rpc?: RpcErrorData;
   /** HTTP status of the answer that failed, for HTTP transports. */
   status?: number;
+  /** `rate-limited`: when the call may be tried again, in ms from now. */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -74,6 +77,7 @@ export class McpError extends Error {
   declare readonly stderrTail?: string[];
   declare readonly rpc?: RpcErrorData;
   declare readonly status?: number;
+  declare readonly retryAfterMs?: number;
 
   constructor(code: McpErrorCode, message: string, fields: McpErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -86,6 +90,7 @@ export class McpError extends Error {
     if (fields.stderrTail !== undefined) this.stderrTail = fields.stderrTail;
     if (fields.rpc !== undefined) this.rpc = fields.rpc;
     if (fields.status !== undefined) this.status = fields.status;
+    if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
   }
 }
 

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,6 +81,39 @@ export const session: Impl = {
     return { pid: m.status().echo0.pid!, call: (tool, args) => s.callTool(`mcp__echo0__${tool}`, args), close: () => m.shutdown() };
   },
 };
+
+/**
+ * `ToolSession.callTool` of a principal's session, the server run per principal
+ * (`"perPrincipal": true`): the cost of a principal's session against a plain one (`session`).
+ */
+export const principal: Impl = {
+  name: 'principal',
+  async connect(server) {
+    const config = poolConfig(1, () => server, 'echo');
+    const m = McpServerManager.fromConfig({ mcpServers: { echo0: { ...config.mcpServers.echo0, perPrincipal: true } } });
+    const s = m.session({ principal: { id: 'bench-user' } });
+    const before = childPids();
+    await s.callTool('mcp__echo0__echo', { text: 'start' });
+    // The instance's process is not in status() (that is the server's, not one principal's): the new child is it.
+    const pid = [...childPids()].find((p) => !before.has(p)) ?? NaN;
+    return { pid, call: (tool, args) => s.callTool(`mcp__echo0__${tool}`, args), close: () => m.shutdown() };
+  },
+};
+
+/** This process's children (Linux /proc). */
+function childPids(): Set<number> {
+  const out = new Set<number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) out.add(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
 
 export const sdk1: Impl = {
   name: 'sdk v1',

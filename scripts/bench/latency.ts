@@ -1,4 +1,4 @@
-import { bare, client, type Conn, type Impl, manager, session } from './clients.js';
+import { bare, client, type Conn, type Impl, manager, principal, session } from './clients.js';
 import type { Placement } from './placement.js';
 import type { Plan } from './plan.js';
 import { collect } from './procs.js';
@@ -7,7 +7,8 @@ import { now, quantile, since } from './stats.js';
 import { closeAll, connectAll } from './throughput.js';
 
 const ARGS = { text: 'hello' };
-export const LATENCY_IMPLS: readonly Impl[] = [bare, manager, session, client];
+// `principal`: a principal's session over a server run per principal, beside the plain `session`.
+export const LATENCY_IMPLS: readonly Impl[] = [bare, manager, session, principal, client];
 
 /**
  * Figure 2: warm sequential calls, the clients alternating in one process block by

@@ -11,6 +11,7 @@ import { oneLine } from './format.js';
 import { gatewayToken } from './gateway-token.js';
 import { isLoopbackHost } from '../gateway/http-listener.js';
 import type { ClusterOptions } from '../share/cluster/options.js';
+import { type GatewayPrincipals, gatewayPrincipals } from '../share/principals/gateway-config.js';
 
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude
 Code, Cursor or VS Code
@@ -49,10 +50,25 @@ Options:
                     LAZY_MCP_CLUSTER_SECRET
   --advertise URL   how the other members reach this one (default
                     http://HOST:PORT)
+  --auth jwt        HTTP as an OAuth 2.1 resource server: every request
+                    carries a bearer JWT, checked against --jwks-url; its
+                    subject is the caller's principal
+  --issuer URL      the tokens' required issuer (iss)
+  --audience ID     the tokens' required audience (aud)
+  --jwks-url URL    the issuer's key set (https; http on loopback only)
+  --jwt-alg A,B     accepted signature algorithms (default
+                    RS256,PS256,ES256,EdDSA)
+  --secrets PATH    the principals' credentials: a JSON file
+                    { "<principal>": { NAME: value } } (0600) or a folder of
+                    <principal>.json files (0700)
   --verbose         show server stderr on stderr
 
 The config file may hold
-  "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" }.
+  "gateway": { "search": true, "port": 8808, "host": "127.0.0.1" },
+and for --auth jwt: "auth": { "type": "jwt", "issuer", "audience", "jwksUrl" },
+"policies": [{ "when": { "scopes": [...] }, "tools": { "allow": [...] } }],
+"limits": { "principal": { "capacity": 60, "refillPerSecond": 1 },
+"tool": {...} } and "secrets": PATH.
 stdio ends when the client closes stdin; HTTP ends on SIGINT or SIGTERM. Every
 server is stopped either way; shared servers stay with the pool daemon
 (lazy-mcp daemon status).
@@ -70,6 +86,12 @@ const OPTIONS = {
   'token-file': { type: 'string' },
   cluster: { type: 'string' },
   advertise: { type: 'string' },
+  auth: { type: 'string' },
+  issuer: { type: 'string' },
+  audience: { type: 'string' },
+  'jwks-url': { type: 'string' },
+  'jwt-alg': { type: 'string' },
+  secrets: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -79,6 +101,7 @@ interface GatewaySection {
   search?: boolean;
   port?: number;
   host?: string;
+  [principals: string]: unknown;
 }
 
 const DEFAULT_PORT = 8808;
@@ -111,11 +134,14 @@ export async function serve(argv: readonly string[]): Promise<number> {
   let section: GatewaySection;
   let port: number;
   let token: string | undefined;
+  let principals: GatewayPrincipals = {};
   try {
     // The same lookup as every other command: a host that starts us elsewhere must not get an example's tools.
     configPath = chooseConfig(values.config === undefined ? {} : { config: values.config }).file.path;
     section = gatewaySection(configPath);
     port = givenPort ?? section.port ?? DEFAULT_PORT;
+    principals = gatewayPrincipals(values, section, configPath);
+    if (principals.auth && !values.http) throw new UsageError('--auth jwt (or gateway.auth) needs --http: stdio has one client, with no token to check');
     if (values.http) {
       const given = gatewayToken({
         ...(values.token === undefined ? {} : { token: values.token }),
@@ -128,7 +154,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
       token = given.token;
       const host = values.host ?? section.host;
       // Checked before any server is set up: beyond loopback, no token means every tool for anyone.
-      if (host !== undefined && !isLoopbackHost(host) && token === undefined) {
+      if (principals.auth && token !== undefined) throw new UsageError('give a token or --auth jwt, not both');
+      if (host !== undefined && !isLoopbackHost(host) && token === undefined && !principals.auth) {
         throw new UsageError(
           `refusing to listen on ${host}${values.host === undefined ? ` (gateway.host in ${configPath})` : ''} without a token; give --token-file FILE or set LAZY_MCP_TOKEN, or listen on 127.0.0.1`,
         );
@@ -156,6 +183,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
       // One process per server for every session of the machine (stdio: one serve per host session).
       shared: !values.http && !values['no-shared'],
       ...(values['cache-dir'] === undefined ? {} : { cacheDir: values['cache-dir'] }),
+      ...(principals.secrets === undefined ? {} : { credentials: (await import('../share/principals/secrets-file.js')).secretsResolver(principals.secrets) }),
     });
   } catch (error) {
     process.stderr.write(`lazy-mcp serve: ${oneLine((error as Error).message)}\n`);
@@ -170,7 +198,11 @@ export async function serve(argv: readonly string[]): Promise<number> {
     served = await serveGateway(manager, {
       search: values.search ?? section.search ?? false,
       serverInfo: { name: 'lazy-mcp', version: packageVersion() },
-      ...(values.http ? { transport: 'http' as const, http: { port, ...(host === undefined ? {} : { host }), ...(token === undefined ? {} : { token }) } } : {}),
+      ...(values.http
+        ? { transport: 'http' as const, http: { port, ...(host === undefined ? {} : { host }), ...(token === undefined ? {} : { token }), ...(principals.auth ? { auth: principals.auth } : {}) } }
+        : {}),
+      ...(principals.policies ? { policies: principals.policies } : {}),
+      ...(principals.limits ? { limits: principals.limits } : {}),
     });
   } catch (error) {
     process.stderr.write(`lazy-mcp serve: ${(error as Error).message}\n`);

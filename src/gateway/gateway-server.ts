@@ -14,6 +14,10 @@ import { InputRounds, PendingCall } from './input-rounds.js';
 import { complete } from './completion.js';
 import { askingHandlers } from './asking-handlers.js';
 import { ResourceRouter, serverUri } from './resource-router.js';
+import { AccessControl, type Limits } from '../share/principals/access.js';
+import type { Identity } from '../share/principals/jwt-front.js';
+import type { LimitStore } from '../share/principals/limit-store.js';
+import type { Policy } from '../share/principals/policies.js';
 
 /** How the pool is presented to the gateway's clients. */
 export interface GatewayOptions {
@@ -42,6 +46,12 @@ export interface GatewayOptions {
   inputTimeoutMs?: number;
   /** Makes each round's `requestState` (a cluster seals it so any member routes the retry back). Default: random. */
   roundState?: (lifetimeMs: number) => string;
+  /** Callers with a verified token (HTTP `auth`): which tools each may use, by the token's scopes and claims. Default: all. */
+  policies?: Policy[];
+  /** Callers with a verified token: per-principal and per-tool rate limits (token buckets). Default: none. */
+  limits?: Limits;
+  /** Where the rate limits' buckets live. Default: this process's memory. */
+  limitStore?: LimitStore;
 }
 
 /** A backend's question may wait on a person: an hour at most, unless the call ends first. */
@@ -97,16 +107,20 @@ export class Gateway {
       throw new McpError('invalid-arguments', `gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got ${JSON.stringify(inputTimeoutMs) ?? String(inputTimeoutMs)} (${typeof inputTimeoutMs})`, {});
     }
     this.rounds = new InputRounds(inputTimeoutMs, options.roundState);
+    if (options.policies || options.limits) this.access = new AccessControl({ policies: options.policies, limits: options.limits, store: options.limitStore });
     manager.on('toolsChanged', this.onToolsChanged);
   }
 
-  /** Serves one client over `channel` until either side closes it. */
-  connect(channel: Channel): GatewayConnection {
+  /** Principals: policies and limits of callers with a verified token. */
+  private readonly access: AccessControl | undefined;
+
+  /** Serves one client over `channel` until either side closes it; `identity`: who its verified token says it is. */
+  connect(channel: Channel, identity?: Identity): GatewayConnection {
     if (this.closed) {
       void channel.close();
       throw new McpError('closed', 'the gateway was closed', {});
     }
-    const connection = new GatewayConnection(this, channel, () => this.connections.delete(connection));
+    const connection = new GatewayConnection(this, channel, () => this.connections.delete(connection), identity);
     this.connections.add(connection);
     return connection;
   }
@@ -134,9 +148,10 @@ export class Gateway {
   }
 
   /** @internal A session of the pool over the gateway's servers and tools, its questions going to `handlers`. */
-  session(handlers: HostHandlers): ToolSession {
+  session(handlers: HostHandlers, identity?: Identity): ToolSession {
     const { servers, tools } = this.options;
-    return this.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers });
+    const session = this.manager.session({ ...(servers ? { servers } : {}), ...(tools ? { tools } : {}), handlers, ...(identity ? { principal: identity.principal } : {}) });
+    return identity && this.access ? this.access.guard(session, identity) : session;
   }
 
   /** Closes every client connection (the manager is the caller's). Idempotent. */
@@ -170,6 +185,7 @@ export class GatewayConnection {
     private readonly gateway: Gateway,
     channel: Channel,
     onEnd: () => void,
+    private readonly identity?: Identity,
   ) {
     const search = gateway.options.search === true;
     this.server = new McpServerSession(channel, {
@@ -181,7 +197,7 @@ export class GatewayConnection {
       listenable: () => (search ? {} : { toolsListChanged: true }),
     });
     // A backend's question about this client's call goes to this client, and to no other.
-    this.session = gateway.session(askingHandlers(() => this.server.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)));
+    this.session = gateway.session(askingHandlers(() => this.server.clientCapabilities, (method, request, ctx) => this.ask(method, request, ctx)), identity);
     this.server.onClose(() => {
       this.session.close();
       gateway.rounds.dropOwned(this);
@@ -291,7 +307,7 @@ export class GatewayConnection {
     declared: { elicitation?: unknown; sampling?: unknown },
     work: (session: ToolSession) => Promise<object>,
   ): Promise<Record<string, unknown>> {
-    const session = this.gateway.session(askingHandlers(() => declared, (method, request, ctx) => call.ask(method, request, ctx.signal)));
+    const session = this.gateway.session(askingHandlers(() => declared, (method, request, ctx) => call.ask(method, request, ctx.signal)), this.identity);
     try {
       return (await work(session)) as Record<string, unknown>;
     } finally {

@@ -9,6 +9,7 @@ import { INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '.
 import { bearerMatcher } from './bearer-token.js';
 import type { Gateway } from './gateway-server.js';
 import { HttpServerChannel } from '../transport/server/http-server-channel.js';
+import type { Identity, JwtAuthOptions } from '../share/principals/jwt-front.js';
 
 export interface HttpListenerOptions {
   /** Address to bind. Default `127.0.0.1` (loopback only). */
@@ -30,6 +31,12 @@ export interface HttpListenerOptions {
    * beyond loopback: without it, anyone who can reach the port could call every tool.
    */
   token?: string;
+  /**
+   * OAuth 2.1 resource server: every request must carry a bearer JWT of `issuer` for
+   * `audience`, checked against the issuer's JWKS; its `sub` is the caller's principal.
+   * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource<path>`. Replaces `token`.
+   */
+  auth?: JwtAuthOptions;
   /** Largest request body, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
   /**
@@ -81,7 +88,14 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const loopback = isLoopbackHost(host);
-  if (!loopback && (options.token === undefined || options.token === '')) {
+  if (options.auth && options.token !== undefined) throw new McpError('invalid-config', 'give the gateway a token or JWT auth, not both');
+  // Loaded only when configured: jose and the verifier are for gateways that use them.
+  const front = options.auth ? await import('../share/principals/jwt-front.js') : undefined;
+  const jwt = front && options.auth ? await front.JwtVerifier.create(options.auth) : undefined;
+  const metadataPath = `/.well-known/oauth-protected-resource${path}`;
+  /** Which principal each legacy session was opened by: its later requests must come from the same one. */
+  const owners = new Map<string, string>();
+  if (!loopback && !jwt && (options.token === undefined || options.token === '')) {
     throw new McpError(
       'invalid-config',
       `refusing to listen on ${host} without a token: beyond loopback anyone who can reach the port could call every tool; give a token (--token-file FILE or LAZY_MCP_TOKEN) or listen on 127.0.0.1`,
@@ -117,7 +131,22 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     if (!allowedHost(req.headers.host)) return refuse(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
     if (!allowedOrigin(req.headers.origin)) return refuse(res, 403, `Origin ${JSON.stringify(req.headers.origin)} is not allowed`);
     if (cluster && (await cluster.handle(req, res))) return;
-    if (!authorized(req.headers.authorization)) {
+    let identity: Identity | undefined;
+    if (jwt) {
+      const where = (req.url ?? '').split('?')[0];
+      if (where === metadataPath || where === '/.well-known/oauth-protected-resource') {
+        if (req.method !== 'GET') return refuse(res, 405, 'the metadata is read with GET');
+        return void res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=3600' }).end(JSON.stringify(jwt.metadata(url)));
+      }
+      try {
+        identity = await jwt.verify(req.headers.authorization);
+      } catch (error) {
+        if (!front || !(error instanceof front.BearerRefusal)) throw error;
+        if (error.status === 401) res.setHeader('www-authenticate', front.challenge(new URL(metadataPath, url).href, error));
+        else res.setHeader('retry-after', '5');
+        return refuse(res, error.status, error.message);
+      }
+    } else if (!authorized(req.headers.authorization)) {
       res.setHeader('www-authenticate', 'Bearer');
       return refuse(res, 401, 'a bearer token is required');
     }
@@ -128,6 +157,8 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       if (cluster && (await cluster.elsewhere('session', sessionId, req, res))) return;
       return refuse(res, 404, 'Session not found', SESSION_NOT_FOUND);
     }
+    // A session is its opener's: another principal's token never reaches it (nor learns whether it exists).
+    if (identity && session && owners.get(sessionId!) !== identity.principal.id) return refuse(res, 404, 'Session not found', SESSION_NOT_FOUND);
     if (session) lastSeen.set(sessionId!, Date.now());
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
@@ -173,14 +204,16 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       sessions.set(id, channel);
       lastSeen.set(id, Date.now());
       perClient.set(client, (perClient.get(client) ?? 0) + 1);
+      if (identity) owners.set(id, identity.principal.id);
       channel.onClose(() => {
         sessions.delete(id);
         lastSeen.delete(id);
+        owners.delete(id);
         const left = (perClient.get(client) ?? 1) - 1;
         if (left > 0) perClient.set(client, left);
         else perClient.delete(client);
       });
-      gateway.connect(channel);
+      gateway.connect(channel, identity);
       res.setHeader('mcp-session-id', id);
       return channel.accept(message, res, sse);
     }
@@ -194,7 +227,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
     channel.onAnswered(() => {
       if (channel.openRequests === 0) void channel.close();
     });
-    gateway.connect(channel);
+    gateway.connect(channel, identity);
     channel.accept(message, res, sse);
     if (channel.openRequests === 0) void channel.close();
   };

@@ -16,4 +16,11 @@ export interface ManagerEvents {
   configChanged: ReloadReport;
   /** A watched config file changed but could not be read or did not parse; the last good config stays. */
   configError: { path: string; error: McpError };
+  /**
+   * A legacy-era server asked a question (`method`) while calls of several sessions were in
+   * flight on it, so it could not be tied to one: the manager's handlers answered it, or it
+   * was declined. `sessions`: the candidates' `ToolSession.id` (`"manager"` for the manager's own calls).
+   * Give the server `"instances": "per-session"` to tie every question to its session.
+   */
+  unrouted: { server: string; method: string; sessions: string[] };
 }

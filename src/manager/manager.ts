@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { shown } from '../util/check.js';
-import { McpError } from '../errors.js';
+import { McpError, serverLabel } from '../errors.js';
 import { callIsolated } from '../util/listeners.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
 import type {
@@ -42,6 +42,9 @@ import type { ManifestStore } from './catalog/manifest-store.js';
 import type { ManagerEvents } from './events.js';
 import { slotHost, type SlotWiring } from './slot-host.js';
 import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
+import { InstancedSlot } from '../share/principals/instanced-slot.js';
+import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
+import { checkPrincipal, newScope, type Principal, scoped, sessionOf } from '../share/principals/principal-scope.js';
 
 export type { FileOptions, ManagerEvents, ManagerOptions };
 
@@ -148,7 +151,10 @@ export class McpServerManager extends EventEmitter {
       {
         cacheHints: options.cacheHints,
         contextOf: async (server) => {
-          const entry = this.slots.get(server)?.entry;
+          const slot = this.slots.get(server);
+          // A list the server marks private serves only the principal (or session) it was made for.
+          if (slot instanceof InstancedSlot) return slot.context();
+          const entry = slot?.entry;
           return (entry?.kind === 'http' && (await this.auth.providerFor(server, entry.config)?.context())) || '';
         },
         onStale: (server, listing, error) =>
@@ -355,30 +361,42 @@ export class McpServerManager extends EventEmitter {
    * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
    * to the raw tool names `tools` lets through (on top of each server's own filter).
    */
-  session(options: { servers?: string[]; tools?: ToolFilter; handlers?: HostHandlers } = {}): ToolSession {
+  session(options: { servers?: string[]; tools?: ToolFilter; handlers?: HostHandlers; principal?: Principal } = {}): ToolSession {
     this.assertOpen();
+    const principal = checkPrincipal(options.principal);
     const problem = options.tools === undefined ? undefined : toolFilterProblem(options.tools);
     if (problem) throw new McpError('invalid-arguments', `session option ${problem.field} ${problem.message}`, {});
     const handlersWrong = handlersProblem(options.handlers, 'session option');
     if (handlersWrong) throw new McpError('invalid-arguments', handlersWrong, {});
     const filter = toolPredicate(options.tools);
-    const caller = this.router.caller(options.handlers);
+    // Principals: a session gets a scope (its own caller, its principal) when it names a principal or some server runs per session.
+    const instanced = principal !== undefined || [...this.slots.values()].some((slot) => slot instanceof InstancedSlot);
+    const scope = instanced || options.handlers ? newScope(principal) : undefined;
+    const caller = scope ? sessionOf(this.router.caller(options.handlers), scope) : this.router.caller(options.handlers);
     let ref: WeakRef<ToolSession> | undefined;
-    const session = new ToolSession(this.pool, narrow(this.pool, undefined, options.servers), filter, caller, () => this.sessionClosed(ref!));
+    const session = new ToolSession(this.pool, narrow(this.pool, undefined, options.servers), filter, caller, () => this.sessionClosed(ref!), scope?.session);
     ref = new WeakRef(session);
     this.sessions.add(ref);
     this.forgotten.register(session, ref, ref);
-    return session;
+    // Its work runs in its principal's (or its own) scope, which servers run per principal or per session read.
+    return scope && instanced ? scoped(session, scope) : session;
   }
 
   /**
    * Runs the OAuth authorization of a remote server now (see {@link LoginOptions}); a
    * server in `needs-auth` starts again on its next use.
    */
-  async login(server: string, options?: LoginOptions): Promise<void> {
+  async login(server: string, options?: LoginOptions & { principal?: Principal }): Promise<void> {
     this.assertOpen();
     const slot = slotOf(this.pool, server);
-    await this.auth.login(server, slot.entry.kind === 'http' ? slot.entry.config : undefined, options);
+    const principal = checkPrincipal(options?.principal);
+    if (principal && slot instanceof InstancedSlot) {
+      // A server run per principal: this principal's tokens, kept apart from everyone's.
+      await this.auth.login(server, slot.loginConfig(principal), options, principal.id);
+    } else {
+      if (principal) throw new McpError('invalid-arguments', `${serverLabel(server)}login's principal applies to a server run per principal ("perPrincipal" or \${principal:NAME} in its entry)`, { server });
+      await this.auth.login(server, slot.entry.kind === 'http' ? slot.entry.config : undefined, options);
+    }
     slot.authorized();
   }
 
@@ -464,7 +482,22 @@ export class McpServerManager extends EventEmitter {
   private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
     let slot: ServerSlot | undefined;
     const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
-    slot = new ServerSlot(entry, slotHost(this.wiring, entry, current, this.recorder(entry.name), predecessor));
+    const host = slotHost(this.wiring, entry, current, this.recorder(entry.name), predecessor);
+    slot = isInstanced(entry)
+      ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
+          make: (instance, redact, principal) =>
+            new ServerSlot(
+              instance,
+              instanceSlotHost(
+                slotHost(this.wiring, instance, current, this.recorder(entry.name)),
+                redact,
+                instance.kind === 'http' ? () => this.auth.providerFor(entry.name, instance.config, principal) : undefined,
+              ),
+            ),
+          credentials: this.options.credentials,
+          graceMs: this.options.shutdownGraceMs,
+        })
+      : new ServerSlot(entry, host);
     return slot;
   }
 

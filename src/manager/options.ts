@@ -2,6 +2,7 @@ import type { ClusterOptions } from '../share/cluster/options.js';
 import { McpError } from '../errors.js';
 import type { HostHandlers, Implementation, Root } from '../protocol/types.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
+import type { CredentialsResolver } from '../share/principals/principal-scope.js';
 import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
 import { mustBe } from '../util/check.js';
@@ -65,6 +66,12 @@ export interface ManagerOptions {
    * joins on first need; its code (and the Redis client) load only then. Default: off.
    */
   cluster?: ClusterOptions;
+  /**
+   * The credentials of a principal for one server whose entry uses `${principal:NAME}`,
+   * when the session's `principal.credentials` lack them. Asked once per session and
+   * server; what it gives is never cached on disk, logged or shown.
+   */
+  credentials?: CredentialsResolver;
 }
 
 /** Options of {@link McpServerManager.fromFile} beyond the manager's own. */
@@ -91,6 +98,7 @@ export function checkOptions(options: ManagerOptions): void {
     ['shared', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v)), 'true, false or { runtimeDir?, idleTimeoutMs?, version?, logFile? }'],
     ['cluster', (v) => typeof v === 'object' && v !== null && typeof (v as ClusterOptions).redis === 'string' && typeof (v as ClusterOptions).advertise === 'string', '{ redis: "redis://host:port", advertise: "http://host:port", secret? }'],
     ['capabilities', (v) => typeof v === 'object' && v !== null && Object.values(v).every((b) => typeof b === 'boolean'), 'an object of booleans { elicitation?, sampling?, roots? }'],
+    ['credentials', (v) => typeof v === 'function', 'a function (principal, server) => credentials'],
   ];
   const handlersWrong = handlersProblem(options.handlers, 'manager option');
   if (handlersWrong) throw new McpError('invalid-config', handlersWrong, { phase: 'config' });

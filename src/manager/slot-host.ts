@@ -12,6 +12,7 @@ import { type PoolState, slotOf } from './scope/pool-state.js';
 import type { Subscriptions } from './scope/subscriptions.js';
 import type { MetricsRecorder } from './telemetry/metrics.js';
 import type { Tracing } from './telemetry/tracing.js';
+import { sessionOf } from '../share/principals/principal-scope.js';
 
 /** What the slots' wiring needs of the manager. */
 export interface SlotWiring {
@@ -73,6 +74,7 @@ export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => 
           wiring.tellCluster?.({ type: 'resources', server });
         },
         resourceUpdated: (uri) => wiring.subscriptions.updated(server, uri),
+        unrouted: (method, callers) => wiring.emit('unrouted', { server, method, sessions: callers.map((caller) => sessionOf(caller) ?? 'manager') }),
       },
     }),
     stateChanged: (server, from, to) => {

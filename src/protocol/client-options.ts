@@ -33,6 +33,11 @@ export interface McpClientEvents {
   close: (reason: McpError) => void;
   /** The server process exited; `reason` is why the session ended (`closed` when we closed it). */
   exit: (status: ExitStatus, reason: McpError | undefined) => void;
+  /**
+   * A legacy-era question no request claims, with requests of several callers in flight:
+   * it cannot be tied to one, so the client's own handlers answer it (or it is declined).
+   */
+  unrouted: (method: string, callers: object[]) => void;
 }
 
 export interface ConnectOptions {

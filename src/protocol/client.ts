@@ -82,7 +82,7 @@ export class McpClient extends EventEmitter {
     super();
     this.name = options.name;
     this.engine = new RequestEngine(channel, { name: options.name, timeout: configTimeout ?? options.timeout ?? DEFAULT_TIMEOUT_MS });
-    this.host = new HostRequests(this.engine, options, this.name);
+    this.host = new HostRequests(this.engine, options, this.name, (method, callers) => this.emitSafely('unrouted', method, callers));
     this.modern = new ModernRequests(this.engine, this.host, this.name, this.ended.signal);
     this.listen = new Listen(this.engine, this.host, this.name, () => this.capabilities);
     for (const [event, listener] of Object.entries(options.listeners ?? {})) this.on(event, listener);

@@ -25,6 +25,8 @@ export class HostRequests {
     private readonly engine: RequestEngine,
     private readonly options: ConnectOptions,
     private readonly name: string | undefined,
+    /** A question declined for ambiguity: several callers had requests in flight (the client's `unrouted` event). */
+    private readonly unrouted: (method: string, callers: object[]) => void = () => undefined,
   ) {
     // Legacy server→client requests: the handlers of the request they relate to when the transport says so, else of the one caller in flight.
     // Either way the question is about those requests: it stops once they are all over (HostRequestContext.signal).
@@ -83,7 +85,10 @@ export class HostRequests {
     for (const request of pending) scopes.push(request.scope as RequestScope);
     for (const scope of scopes) {
       if (scope?.caller === undefined) continue;
-      if (found && found.caller !== scope.caller) return undefined;
+      if (found && found.caller !== scope.caller) {
+        this.unrouted(method, [...new Set(scopes.map((s) => s?.caller).filter((c) => c !== undefined))]);
+        return undefined;
+      }
       found = scope;
       count++;
     }

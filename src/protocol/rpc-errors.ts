@@ -12,6 +12,8 @@ export interface GatewayErrorData {
   phase?: string;
   /** The backend's own JSON-RPC error, when it answered one. */
   rpc?: { code: number; message: string; data?: unknown };
+  /** `rate-limited`: when the call may be tried again, in ms. */
+  retryAfterMs?: number;
 }
 
 /** Failures of the caller's request (bad name, bad arguments): -32602, as MCP asks for an unknown tool. */
@@ -35,6 +37,7 @@ export function toRpcError(error: unknown): McpError {
     ...(error.server === undefined ? {} : { server: error.server }),
     ...(error.phase === undefined ? {} : { phase: error.phase }),
     ...(error.rpc === undefined ? {} : { rpc: error.rpc }),
+    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
   };
   const code = CALLER_MISTAKES.has(error.code) ? INVALID_PARAMS : error.code === 'rpc-error' && error.rpc ? error.rpc.code : INTERNAL_ERROR;
   return new McpError(error.code, error.message, { server: error.server, phase: error.phase, rpc: { code, message: error.message, data }, cause: error });

@@ -4,6 +4,7 @@ import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OA
 import { authorizationContext, FileTokenStore, tokenStoreKey, type TokenStore } from '../../transport/http/oauth/token-store.js';
 import type { ResolvedRemoteServer } from '../config/config.js';
 import { defaultStateDir } from '../../util/state-dir.js';
+import { PrincipalTokenStore } from '../../share/principals/principal-tokens.js';
 
 /** What the manager's options say about OAuth. */
 export interface PoolAuthOptions {
@@ -38,26 +39,30 @@ export class PoolAuth {
 
   constructor(private readonly options: PoolAuthOptions) {}
 
-  /** The provider for `server`, or undefined for an entry without `oauth`. */
-  providerFor(server: string, config: ResolvedRemoteServer): OAuthProvider | undefined {
+  /**
+   * The provider for `server`, or undefined for an entry without `oauth`. With `principal`
+   * (a server run per principal): that principal's, whose tokens are kept apart from everyone else's.
+   */
+  providerFor(server: string, config: ResolvedRemoteServer, principal?: string): OAuthProvider | undefined {
     if (config.oauth === undefined) return undefined;
-    const known = this.providers.get(server);
+    const key = principal === undefined ? server : `${server}\0${principal}`;
+    const known = this.providers.get(key);
     if (known && known.url === config.url) return known.provider;
     const authorize = this.options.authorize;
     const provider = new DeferredOAuthProvider({
       server,
       resourceUrl: new URL(config.url),
       config: config.oauth,
-      tokenStore: this.tokenStore(),
+      tokenStore: principal === undefined ? this.tokenStore() : new PrincipalTokenStore(this.tokenStore(), principal),
       ...(authorize === undefined ? {} : { authorize, stepUp: true }),
     });
-    this.providers.set(server, { url: config.url, provider });
+    this.providers.set(key, { url: config.url, provider });
     return provider;
   }
 
-  /** Runs the authorization flow for `server` now; resolves once its tokens are stored. */
-  async login(server: string, config: ResolvedRemoteServer | undefined, options: LoginOptions = {}): Promise<void> {
-    const provider = config && this.providerFor(server, config);
+  /** Runs the authorization flow for `server` (for `principal`, when given) now; resolves once its tokens are stored. */
+  async login(server: string, config: ResolvedRemoteServer | undefined, options: LoginOptions = {}, principal?: string): Promise<void> {
+    const provider = config && this.providerFor(server, config, principal);
     if (!provider) {
       throw new McpError('invalid-arguments', `${serverLabel(server)}login needs an HTTP server with "oauth" in its config entry`, { server, phase: 'auth' });
     }

@@ -33,13 +33,15 @@ export interface ToolCallHost {
 // is sent as its own options, the compiler checks the shape all the same.
 export class ToolCall implements SlotRequest<CallToolResult> {
   // RequestOptions, filled in when the request is sent.
-  timeout: number | undefined = undefined;
-  maxTotalTimeout: number | undefined = undefined;
-  resetTimeoutOnProgress: boolean | undefined = undefined;
-  startedAt: number | undefined = undefined;
-  signal: AbortSignal | undefined = undefined;
-  onProgress: ((progress: Progress) => void) | undefined = undefined;
-  finish: RequestFinish | undefined = undefined;
+  // Optional as in RequestOptions (its consumers may check with exactOptionalPropertyTypes), yet set at
+  // construction so every call object has one shape.
+  timeout?: number = undefined;
+  maxTotalTimeout?: number = undefined;
+  resetTimeoutOnProgress?: boolean = undefined;
+  startedAt?: number = undefined;
+  signal?: AbortSignal = undefined;
+  onProgress?: (progress: Progress) => void = undefined;
+  finish?: RequestFinish = undefined;
   readonly handlers: HostHandlers;
   /** The slot's finish goes to the client with the options: no promise layer per call. */
   readonly handsOn = true;

@@ -11,6 +11,7 @@ import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './e
 import { isSandboxProblem, sandboxPolicy } from './sandbox-config.js';
 import { type ToolFilter, toolFilterProblem } from '../catalog/tool-filter.js';
 import type { HealthCheck } from '../pool/health.js';
+import { DEFAULT_INSTANCE_IDLE_MS, fillPlaceholders, type InstanceSpec, instanceSpec, isFieldProblem, type PlaceholderFields } from '../../share/principals/entry-fields.js';
 
 /** One server entry as users write it (Claude Desktop, Cursor, Claude Code, VS Code). */
 export interface ServerEntryConfig {
@@ -43,6 +44,12 @@ export interface ServerEntryConfig {
    * (`~` and `${workspaceFolder}` expand), `network: true` and host variables by name (`env`).
    */
   sandbox?: boolean | { read?: string[]; write?: string[]; network?: boolean; env?: string[] };
+  /** One instance per principal (also implied by a `${principal:NAME}` in env, args, headers or url). */
+  perPrincipal?: boolean;
+  /** `"shared"` (default), `"per-principal"` or `"per-session"`: who an instance of the server is for. */
+  instances?: 'shared' | 'per-principal' | 'per-session';
+  /** Per-principal or per-session servers: most instances alive at once (least recently used stopped first). Default 32. */
+  maxInstances?: number;
 }
 
 /** An entry's `oauth`, as the OAuth client reads it. */
@@ -59,6 +66,8 @@ export interface ResolvedServer extends StdioServerConfig {
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;
   healthCheck?: HealthCheck;
+  /** Set when the server runs one instance per principal or per session. */
+  instances?: InstanceSpec;
 }
 
 /** A remote server entry (`type` `"http"` / `"streamable-http"` or `"sse"`) after validation and `${VAR}` expansion. */
@@ -76,6 +85,8 @@ export interface ResolvedRemoteServer {
   startup: 'lazy' | 'eager';
   tools?: ToolFilter;
   healthCheck?: HealthCheck;
+  /** Set when the server runs one instance per principal or per session. */
+  instances?: InstanceSpec;
 }
 
 /** What the config says about one server: runnable, or why not. */
@@ -157,6 +168,7 @@ function resolveEntry(name: string, entry: unknown, hostEnv: Record<string, stri
       ...(health === undefined ? {} : { healthCheck: health }),
       ...(sandbox === undefined ? {} : { sandbox }),
     };
+    withInstances(config, entry, { env, args, refused: { command, cwd } });
     const disabled = optional(entry, 'disabled', 'boolean') ?? false;
     if (disabled) return { name, kind: 'disabled', config };
     if (sandbox !== undefined) {
@@ -193,7 +205,9 @@ function resolveRemote(
   }
   const rawUrl = optional(entry, 'url', 'string');
   if (rawUrl === undefined || rawUrl.trim() === '') throw new EntryError('url', `is required for a${transport === 'sse' ? 'n sse' : 'n http'} server`);
-  const url = httpUrl('url', expand('url', rawUrl));
+  const expandedUrl = expand('url', rawUrl);
+  // A `${principal:NAME}` is filled per instance: the URL must be valid with any value there.
+  const url = httpUrl('url', fillPlaceholders(expandedUrl, (n) => n));
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(optionalStringMap(entry, 'headers'))) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw new EntryError(`headers.${key}`, 'is not a valid HTTP header name');
@@ -213,7 +227,7 @@ function resolveRemote(
   const config: ResolvedRemoteServer = {
     transport,
     url,
-    shownUrl: withoutUserinfo(hidden(rawUrl)),
+    shownUrl: withoutUserinfo(fillPlaceholders(hidden(rawUrl), () => '***')),
     headers,
     ...(oauth === undefined ? {} : { oauth }),
     ...(timeout === undefined ? {} : { timeout }),
@@ -222,6 +236,7 @@ function resolveRemote(
     ...(health === undefined ? {} : { healthCheck: health }),
     startup,
   };
+  withInstances(config, entry, { headers, url: expandedUrl });
   const disabled = optional(entry, 'disabled', 'boolean') ?? false;
   return disabled ? { name, kind: 'disabled', config } : { name, kind: 'http', config };
 }
@@ -276,6 +291,20 @@ function resolveOAuth(value: unknown): OAuthConfig {
     if (problem) throw new EntryError(problem.startsWith('signingAlgorithm') ? 'oauth.signingAlgorithm' : 'oauth.privateKey', problem.replace(/^\w+ /, ''));
   }
   return config;
+}
+
+/** Marks an entry that runs per principal or per session, whose idle instances stop by default. */
+function withInstances(config: ResolvedServer | ResolvedRemoteServer, entry: Record<string, unknown>, fields: PlaceholderFields): void {
+  let spec: InstanceSpec | undefined;
+  try {
+    spec = instanceSpec(entry, fields);
+  } catch (error) {
+    if (isFieldProblem(error)) throw new EntryError(error.field, error.message);
+    throw error;
+  }
+  if (spec === undefined) return;
+  config.instances = spec;
+  config.idleTimeout ??= DEFAULT_INSTANCE_IDLE_MS;
 }
 
 /** The value as an absolute http(s) URL, normalised. */

@@ -60,6 +60,8 @@ export interface ServerStatus {
   tools?: number;
   /** Prompts known for it. */
   prompts?: number;
+  /** A server run per principal or per session: its instances alive (starting or ready). */
+  instances?: number;
 }
 
 /** First wait after a failed start; it doubles each failure up to {@link BACKOFF_CAP_MS}. */

@@ -7,6 +7,7 @@ import type { ToolPredicate } from '../catalog/tool-filter.js';
 import type { Caller } from './host-handlers.js';
 import type { PoolState, View } from './pool-state.js';
 import { NO_OPTIONS, Scope } from './scope.js';
+import { nextSessionId } from '../../share/principals/principal-scope.js';
 
 /**
  * One chat session's scope of the shared pool: the same processes, limited to some
@@ -32,7 +33,15 @@ export class ToolSession extends Scope {
   private closed = false;
 
   /** @internal Made by `McpServerManager.session()`. */
-  constructor(pool: PoolState, view: View, filter: ToolPredicate | undefined, caller: Caller, private readonly onClose: () => void) {
+  constructor(
+    pool: PoolState,
+    view: View,
+    filter: ToolPredicate | undefined,
+    caller: Caller,
+    private readonly onClose: () => void,
+    /** How `unrouted` events name this session. */
+    readonly id: string = nextSessionId(),
+  ) {
     super(pool, view, filter, caller);
     setMaxListeners(0, this.shared.signal);
     keepListening(this.shared.signal);
