@@ -10,6 +10,7 @@ import { bearerMatcher } from './bearer-token.js';
 import type { Gateway } from './gateway-server.js';
 import { HttpServerChannel } from '../transport/server/http-server-channel.js';
 import type { Identity, JwtAuthOptions } from '../share/principals/jwt-front.js';
+import { readRequestBody } from '../transport/server/request-body.js';
 
 export interface HttpListenerOptions {
   /** Address to bind. Default `127.0.0.1` (loopback only). */
@@ -178,7 +179,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       res.setHeader('allow', 'GET, POST, DELETE');
       return refuse(res, 405, `method ${req.method} is not allowed`);
     }
-    const body = await readBody(req, maxBody);
+    const body = await readRequestBody(req, maxBody);
     if (body === undefined) return refuse(res, 413, `the request body is over ${maxBody} bytes`);
     let message: JsonRpcMessage;
     try {
@@ -334,16 +335,3 @@ function shown(value: unknown): string {
   return value === undefined ? 'nothing' : `${JSON.stringify(value)?.slice(0, 60)} (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`;
 }
 
-/** The body as text, or undefined when it is over `max` bytes. */
-async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) return undefined;
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of req) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > max) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}

@@ -8,6 +8,7 @@ import { DaemonSession } from '../daemon/daemon-session.js';
 import { SharedServer } from '../daemon/shared-server.js';
 import type { AttachParams } from '../daemon/wire.js';
 import { CountedChannel } from './relay-channels.js';
+import { readRequestBody } from '../../transport/server/request-body.js';
 
 /** Where the internal endpoint of each server lives on a member: `<advertise>/.lazy-mcp/cluster/s/<fingerprint>`. */
 export const INTERNAL_PREFIX = '/.lazy-mcp/cluster/';
@@ -91,7 +92,7 @@ export class OwnerHost {
       return void res.writeHead(204).end();
     }
     if (req.method !== 'POST') return refuse(res, 405, `method ${req.method} is not allowed`);
-    const body = await readBody(req);
+    const body = await readRequestBody(req, MAX_BODY_BYTES);
     let message: JsonRpcMessage;
     try {
       message = JSON.parse(body ?? '') as JsonRpcMessage;
@@ -198,13 +199,3 @@ function refuse(res: ServerResponse, status: number, message: string, code = -32
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }
 
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of req) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
