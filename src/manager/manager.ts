@@ -137,7 +137,8 @@ export class McpServerManager extends EventEmitter {
     super();
     checkOptions(options);
     this.placement = options.cluster ? clusterPlacement(() => this.clusterMember()!) : placementFor(options.shared);
-    this.auth = new PoolAuth(options.cluster && !options.tokenStore ? { ...options, tokenStore: this.clusterStores().tokens } : options);
+    const stores = options.cluster ? this.clusterStores() : undefined;
+    this.auth = new PoolAuth(stores && !options.tokenStore ? { ...options, tokenStore: stores.tokens } : options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
     const filters = filtersOf(entries);
     this.catalog = new ToolCatalog(
@@ -160,7 +161,7 @@ export class McpServerManager extends EventEmitter {
         onStale: (server, listing, error) =>
           this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
         handshake: ManifestCache.handshakeKey(options.clientInfo ?? DEFAULT_CLIENT_INFO, Object.keys(this.router.connectionHandlers())),
-        ...(options.cluster ? { store: this.clusterStores().manifests } : {}),
+        ...(stores ? { store: stores.manifests } : {}),
       },
     );
     this.index = this.catalog.index;
