@@ -33,24 +33,24 @@ for (const [group, entries] of Object.entries(GROUPS)) Object.assign(outputs, (a
 /** One group's build. */
 function bundle(group, entries) {
   return build({
-  absWorkingDir: root,
-  entryPoints: Object.entries(entries).map(([out, source]) => ({ in: source, out })),
-  outdir: 'dist',
-  chunkNames: `chunks/${group}/[name]-[hash]`,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Dependencies stay in node_modules: they are loaded (lazily, most of them) as they are.
-  packages: 'external',
-  sourcemap: 'linked',
-  sourcesContent: false,
-  // Whitespace and syntax only: names stay, so a stack trace reads without the map.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  metafile: true,
-  logLevel: 'warning',
+    absWorkingDir: root,
+    entryPoints: Object.entries(entries).map(([out, source]) => ({ in: source, out })),
+    outdir: 'dist',
+    chunkNames: `chunks/${group}/[name]-[hash]`,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Dependencies stay in node_modules: they are loaded (lazily, most of them) as they are.
+    packages: 'external',
+    sourcemap: 'linked',
+    // The sources ride in the maps: the package is debuggable without src/ beside it.
+    sourcesContent: true,
+    // Not minified: it saved no measurable start-up (a paired run: 1.00×), and unminified
+    // a stack trace reads without the map.
+    metafile: true,
+    logLevel: 'warning',
   });
 }
 
