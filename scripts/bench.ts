@@ -4,7 +4,7 @@
 // the 2026 era beside the legacy era, and Streamable HTTP against the SDK v2 client.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon; no chart then).
+// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon, gateway; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { coldFigure } from './bench/cold.js';
 import { daemonFigure } from './bench/daemon.js';
 import { eraFigure, httpFigure } from './bench/era-http.js';
+import { eraGatewayFigure, gatewayFigure } from './bench/gateway.js';
 import { latencyFigure } from './bench/latency.js';
 import { manyFigure } from './bench/many.js';
 import { metricsFigure } from './bench/metrics-cost.js';
@@ -27,7 +28,7 @@ import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon', 'gateway'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -77,6 +78,11 @@ try {
   if (wanted('http')) {
     pin(where.split.host);
     metrics.push(...(await httpFigure(plan, where.split, log)));
+  }
+  if (wanted('gateway')) {
+    pin(where.split.host);
+    metrics.push(...(await gatewayFigure(plan, where.split, log)));
+    metrics.push(...(await eraGatewayFigure(plan, where.split, log)));
   }
   pin(ALL_CPUS);
   if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import { GATEWAY_NOTES } from './gateway-targets.js';
 import type { MetricSummary } from './runs.js';
 import type { ChartGroup, TargetResult } from './targets.js';
 
@@ -133,6 +134,7 @@ const NOTES = [
   '  absolute figures shrink and swing (calls/s by 5×), wall-time targets (construction, cached listing, tool search) fail',
   '  on waiting for a CPU, and the host CPU time rows show the work itself. Ratios of clients measured side by side hold',
   '  up better but not fully; re-run `npm run bench` on a quiet machine before quoting a figure.',
+  ...GATEWAY_NOTES,
   '- What holds the missed targets, with profiles and what was tried: [PROFILE.md](PROFILE.md).',
   '- The figures of issue 6 that this bench no longer runs (cold listing of slow servers, shutdown, the SDK connecting 100',
   '  servers in turn, memory growth over 100k calls) are in the history of this file.',
