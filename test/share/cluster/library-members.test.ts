@@ -107,3 +107,17 @@ it("a server's tools/list_changed on its owner refreshes every member's catalog;
   for (const m of others) expect(await running(m)).toEqual([]);
   expect(childrenRunning('grows-tools.mjs')).toHaveLength(1);
 }, 60_000);
+
+it('a reload made on a member while it applies one another member published is published too', async () => {
+  const echo = fixture('echo-server.mjs');
+  const [a, b] = await Promise.all([member({ mcpServers: { echo } }), member({ mcpServers: { echo } })]);
+  const seenByA: ReloadReport[] = [];
+  a.on('configChanged', (report) => seenByA.push(report));
+  // b's own reload begins while b is still applying a's (its configChanged listener runs inside it).
+  const ownReload = new Promise<ReloadReport>((resolve) => b.once('configChanged', () => resolve(b.reload({ mcpServers: { echo, third: echo } }))));
+  await a.reload({ mcpServers: { echo, second: echo } });
+  await ownReload;
+  expect(await waitFor(() => seenByA.length === 2, 5000)).toBe(true);
+  expect(Object.keys(a.status()).sort()).toEqual(['echo', 'third']);
+  expect(Object.keys(b.status()).sort()).toEqual(['echo', 'third']);
+}, 60_000);
