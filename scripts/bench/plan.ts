@@ -33,6 +33,11 @@ export interface Plan {
   daemonClients: number;
   daemonRounds: number;
   daemonCalls: number;
+  /** Figure 13 (cluster): servers each gateway calls; alternating rounds and sequential calls per round (×4 in flight); owner deaths measured each way. */
+  clusterServers: number;
+  clusterRounds: number;
+  clusterCalls: number;
+  clusterDeaths: number;
 }
 
 export const FULL: Plan = {
@@ -58,6 +63,10 @@ export const FULL: Plan = {
   daemonClients: 10,
   daemonRounds: 5,
   daemonCalls: 400,
+  clusterServers: 10,
+  clusterRounds: 6,
+  clusterCalls: 400,
+  clusterDeaths: 3,
 };
 
 /** A smoke run of seconds: every figure, every client path, tiny counts. */
@@ -84,4 +93,8 @@ export const QUICK: Plan = {
   daemonClients: 2,
   daemonRounds: 1,
   daemonCalls: 20,
+  clusterServers: 3,
+  clusterRounds: 2,
+  clusterCalls: 40,
+  clusterDeaths: 1,
 };
