@@ -4,11 +4,12 @@
 // the 2026 era beside the legacy era, and Streamable HTTP against the SDK v2 client.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon, gateway; no chart then).
+// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon, gateway, cluster; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { clusterFigure } from './bench/cluster.js';
 import { coldFigure } from './bench/cold.js';
 import { daemonFigure } from './bench/daemon.js';
 import { eraFigure, httpFigure } from './bench/era-http.js';
@@ -28,7 +29,7 @@ import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon', 'gateway'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon', 'gateway', 'cluster'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -90,6 +91,7 @@ try {
   if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
   if (wanted('startup')) metrics.push(...(await startupFigure(plan, log)));
   if (wanted('daemon')) metrics.push(...(await daemonFigure(plan, log)));
+  if (wanted('cluster')) metrics.push(...(await clusterFigure(plan, log)));
 } finally {
   pin(ALL_CPUS);
   clearInterval(sampler);

@@ -46,6 +46,11 @@ export interface Plan {
   /** Servers configured for `tools/list` from a warm cache through the gateway; fresh gateways listing. */
   gatewayListServers: number;
   gatewayListRounds: number;
+  /** Figure 14 (cluster): servers each gateway calls; alternating rounds and sequential calls per round (×4 in flight); owner deaths measured each way. */
+  clusterServers: number;
+  clusterRounds: number;
+  clusterCalls: number;
+  clusterDeaths: number;
 }
 
 export const FULL: Plan = {
@@ -80,6 +85,10 @@ export const FULL: Plan = {
   gatewayMemoryRounds: 1,
   gatewayListServers: 20,
   gatewayListRounds: 5,
+  clusterServers: 10,
+  clusterRounds: 6,
+  clusterCalls: 400,
+  clusterDeaths: 3,
 };
 
 /** A smoke run of seconds: every figure, every client path, tiny counts. */
@@ -115,4 +124,8 @@ export const QUICK: Plan = {
   gatewayMemoryRounds: 1,
   gatewayListServers: 4,
   gatewayListRounds: 1,
+  clusterServers: 3,
+  clusterRounds: 2,
+  clusterCalls: 40,
+  clusterDeaths: 1,
 };

@@ -138,6 +138,11 @@ const NOTES = [
   '- What holds the missed targets, with profiles and what was tried: [PROFILE.md](PROFILE.md).',
   '- The figures of issue 6 that this bench no longer runs (cold listing of slow servers, shutdown, the SDK connecting 100',
   '  servers in turn, memory growth over 100k calls) are in the history of this file.',
+  '- **Cluster** (figure 14, issue 30): three `lazy-mcp serve --http` gateways and one `redis-server` on 127.0.0.1, not pinned.',
+  '  Processes: each gateway\'s client calls each of the servers, with `--cluster` and without. Owner or not: one echo server, its',
+  '  owner\'s gateway and another member\'s (relayed over the members\' HTTP) called alternately, sequential then 64 in flight.',
+  '  Deaths: the owner SIGKILLed; *death-seen* polls the survivors\' views with no calls (heartbeat expiry), *failover* calls',
+  '  through a survivor until the server answers on its next owner; a new member replaces each dead one. Skipped without redis-server.',
 ];
 
 const median = (values: readonly number[]) => {

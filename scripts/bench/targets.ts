@@ -1,3 +1,4 @@
+import { clusterTargets } from './cluster-targets.js';
 import { MANAGER_CACHED, MANAGER_SANDBOXED, MANAGER_UNCACHED } from './cold.js';
 import { OWN, SHARED } from './daemon.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
@@ -150,6 +151,7 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
   out.push(...gatewayTargets(metrics));
   if (has(metrics, 'startup')) out.push(...startupTargets(metrics));
   else out.push(notMeasured('startup-import', 'import of the package ≤ 2.5× node -e 0', 'not measured: run without the startup group'));
+  out.push(...clusterTargets(metrics));
   return out;
 }
 

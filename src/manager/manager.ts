@@ -569,10 +569,16 @@ export class McpServerManager extends EventEmitter {
   /** Another member saw a list change, or applied a config: this one follows. */
   private heardFromCluster(event: ClusterEvent): void {
     if (event.type === 'reload') {
+      // Only this call is not published again: reload reads the flag before it returns, so a
+      // reload of this member's own made while this one applies is still told to the others.
       this.fromCluster = true;
-      void this.reload(event.config)
-        .catch((error: unknown) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: `a config another member applied does not apply here: ${(error as Error).message}` }))
-        .finally(() => (this.fromCluster = false));
+      let applying: Promise<ReloadReport>;
+      try {
+        applying = this.reload(event.config);
+      } finally {
+        this.fromCluster = false;
+      }
+      void applying.catch((error: unknown) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: `a config another member applied does not apply here: ${(error as Error).message}` }));
       return;
     }
     if (!('server' in event) || !this.slots.has(event.server)) return;
