@@ -16,6 +16,8 @@ export interface InstanceHost {
   credentials?: CredentialsResolver;
   /** Grace for an evicted instance's stop, in ms. */
   graceMs?: number;
+  /** The URL to send `principal`'s user to for this server's OAuth (an authorization kept in wait); undefined when there is none. */
+  authorizationUrl?(config: ResolvedRemoteServer, principal: string): Promise<URL | undefined>;
 }
 
 const ALIVE: ReadonlySet<ServerState> = new Set(['starting', 'ready']);
@@ -71,32 +73,52 @@ export class InstancedSlot extends ServerSlot {
   }
 
   override run<T, R = T>(request: SlotRequest<T, R> | SlotRequest<T, R>['send'], options: CallOptions = {}, label?: RequestLabel): Promise<R> {
-    return this.instance().then((slot) => slot.run(request, options, label).catch((error: unknown) => Promise.reject(this.redacted(slot, error))));
+    const who = currentScope()?.principal;
+    return this.instance().then((slot) => slot.run(request, options, label).catch(async (error: unknown) => Promise.reject(await this.failure(slot, error, who))));
   }
 
   override ready(): Promise<McpClient> {
-    return this.instance().then((slot) => slot.ready().catch((error: unknown) => Promise.reject(this.redacted(slot, error))));
+    const who = currentScope()?.principal;
+    return this.instance().then((slot) => slot.ready().catch(async (error: unknown) => Promise.reject(await this.failure(slot, error, who))));
+  }
+
+  /**
+   * An instance's failure as its caller sees it: without the credentials, and for an OAuth
+   * server's `auth-required`, naming whose authorization is missing and the URL to send
+   * that principal's user to (a login kept in wait for that principal and server).
+   */
+  private async failure(slot: ServerSlot, error: unknown, who: Principal | undefined): Promise<unknown> {
+    const out = this.redacted(slot, error);
+    const principal = this.principals.get(slot);
+    if (!(out instanceof McpError) || out.code !== 'auth-required' || principal === undefined || this.entry.kind !== 'http') return out;
+    let url: URL | undefined;
+    if (who?.id === principal && this.owner.authorizationUrl) {
+      // Without a URL (discovery failed, a machine client) the caller is still told how to log in.
+      url = await this.owner.authorizationUrl(this.loginConfig(who), principal).catch(() => undefined);
+    }
+    const how = url ? `send the user to ${url.href}` : `manager.login(${JSON.stringify(this.name)}, { principal: { id: ${JSON.stringify(principal)} } })`;
+    return new McpError('auth-required', `${out.message} (principal ${JSON.stringify(principal)}: ${how})`, {
+      server: this.name,
+      ...(out.phase === undefined ? {} : { phase: out.phase }),
+      ...(out.status === undefined ? {} : { status: out.status }),
+      ...(url ? { authorizationUrl: url.href } : {}),
+      cause: out,
+    });
   }
 
   private redacted(slot: ServerSlot, error: unknown): unknown {
     const redact = this.redactors.get(slot);
-    const out = redact ? redactError(error, redact) : error;
-    const principal = this.principals.get(slot);
-    if (!(out instanceof McpError) || out.code !== 'auth-required' || principal === undefined || this.entry.kind !== 'http') return out;
-    // Authorization is per principal: say whose, and how to log them in.
-    return new McpError('auth-required', `${out.message} (principal ${JSON.stringify(principal)}: manager.login(${JSON.stringify(this.name)}, { principal: { id: ${JSON.stringify(principal)} } }))`, {
-      server: this.name,
-      ...(out.phase === undefined ? {} : { phase: out.phase }),
-      ...(out.status === undefined ? {} : { status: out.status }),
-      cause: out,
-    });
+    return redact ? redactError(error, redact) : error;
   }
 
   /** The instance of the work in flight, or every alive one for the manager's own restart. */
   override async restart(): Promise<void> {
     if (super.state === 'closed') throw closedError(this.name);
     const own = this.peek();
-    if (own) return own.restart().catch((error: unknown) => Promise.reject(this.redacted(own, error)));
+    if (own) {
+      const who = currentScope()?.principal;
+      return own.restart().catch(async (error: unknown) => Promise.reject(await this.failure(own, error, who)));
+    }
     await Promise.all([...this.instances.values()].filter((s) => ALIVE.has(s.state)).map((s) => s.restart()));
   }
 
