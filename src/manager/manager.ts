@@ -505,11 +505,11 @@ export class McpServerManager extends EventEmitter {
     const host = slotHost(this.wiring, entry, current, this.recorder(entry.name), predecessor);
     slot = isInstanced(entry)
       ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
-          make: (instance, redact, principal) =>
+          make: (instance, redact, principal, values) =>
             new ServerSlot(
               instance,
               instanceSlotHost(
-                slotHost(this.wiring, instance, current, this.recorder(entry.name)),
+                slotHost(this.wiring, instance, current, this.recorder(entry.name), undefined, { template: entry, values, ...(principal === undefined ? {} : { principal }) }),
                 redact,
                 instance.kind === 'http' ? () => this.auth.providerFor(entry.name, instance.config, principal) : undefined,
               ),

@@ -5,14 +5,18 @@ import type { CallOptions } from '../../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer, ServerEntry } from '../../manager/config/config.js';
 import { type RequestLabel, ServerSlot, type ServerState, type ServerStatus, type SlotHost, type SlotRequest } from '../../manager/pool/server-slot.js';
 import { credentialsFor } from './credentials.js';
-import { fillPlaceholders, type InstanceSpec } from './entry-fields.js';
+import { fillPlaceholders, fillStdioConfig, type InstanceSpec } from './entry-fields.js';
 import { type CredentialsResolver, currentScope, type Principal, type PrincipalScope } from './principal-scope.js';
 import { type Redactor, redactError, redactorOf } from './redact.js';
 
 /** What an instanced slot needs from the manager. */
 export interface InstanceHost {
-  /** A slot for one instance's entry (same server name); `redact` hides its credentials in what it reports. */
-  make(entry: ServerEntry, redact: Redactor, principal: string | undefined): ServerSlot;
+  /**
+   * A slot for one instance's entry (same server name); `redact` hides its credentials in
+   * what it reports. `principal` (per-principal instances) and `values` (the credentials
+   * filled in) let a cluster place the instance by its principal and start it on its owner.
+   */
+  make(entry: ServerEntry, redact: Redactor, principal: string | undefined, values: Record<string, string>): ServerSlot;
   credentials?: CredentialsResolver;
   /** Grace for an evicted instance's stop, in ms. */
   graceMs?: number;
@@ -163,7 +167,7 @@ export class InstancedSlot extends ServerSlot {
     this.evict(this.spec.maxInstances - 1);
     const redact = redactorOf(values);
     const principal = this.spec.mode === 'per-principal' ? scope?.principal?.id : undefined;
-    const slot = this.owner.make(instanceEntry(this.entry as ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, this.spec, values), redact, principal);
+    const slot = this.owner.make(instanceEntry(this.entry as ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, this.spec, values), redact, principal, values);
     this.principals.set(slot, principal);
     this.redactors.set(slot, redact);
     this.instances.set(key, slot);
@@ -246,13 +250,7 @@ function keyOf(spec: InstanceSpec, scope: PrincipalScope | undefined, values: Re
 /** The entry of one instance: the template with its placeholders filled. */
 function instanceEntry(entry: ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, spec: InstanceSpec, values: Record<string, string>): ServerEntry {
   const fill = (text: string) => fillPlaceholders(text, (name) => values[name] ?? '');
-  if (entry.kind === 'stdio') {
-    const config = entry.config;
-    return {
-      ...entry,
-      config: { ...config, env: Object.fromEntries(Object.entries(config.env ?? {}).map(([k, v]) => [k, fill(v)])), args: (config.args ?? []).map(fill) },
-    };
-  }
+  if (entry.kind === 'stdio') return { ...entry, config: fillStdioConfig(entry.config as ResolvedServer, values) };
   const config = entry.config as ResolvedRemoteServer;
   const url = spec.url === undefined ? config.url : new URL(fillPlaceholders(spec.url, (name) => encodeURIComponent(values[name] ?? ''))).href;
   return {
