@@ -98,7 +98,9 @@ export class InstancedSlot extends ServerSlot {
     let url: URL | undefined;
     if (who?.id === principal && this.owner.authorizationUrl) {
       // Without a URL (discovery failed, a machine client) the caller is still told how to log in.
-      url = await this.owner.authorizationUrl(this.loginConfig(who), principal).catch(() => undefined);
+      url = await Promise.resolve()
+        .then(() => this.owner.authorizationUrl!(this.loginConfig(who), principal))
+        .catch(() => undefined);
     }
     const how = url ? `send the user to ${url.href}` : `manager.login(${JSON.stringify(this.name)}, { principal: { id: ${JSON.stringify(principal)} } })`;
     return new McpError('auth-required', `${out.message} (principal ${JSON.stringify(principal)}: ${how})`, {

@@ -23,6 +23,18 @@ export interface CodeGrant {
   authorize: Authorize;
 }
 
+/** An authorization begun by `OAuthProvider.begin`: its URL is out, its redirect not yet back. */
+export interface PendingAuthorization {
+  /** Where to send the user (client_id, redirect_uri, PKCE challenge, state, resource, scope). */
+  url: URL;
+  /** The state the redirect must carry back. */
+  state: string;
+  /** The redirect URI the URL names. */
+  redirectUri: string;
+  /** Takes the redirect (state and issuer checked), exchanges the code and stores the tokens. */
+  complete(redirected: URL): Promise<void>;
+}
+
 /** One authorization code grant begun: the URL to send the user to, and the step that takes the redirect back. */
 export interface StartedCodeGrant {
   /** The authorization URL (PKCE challenge, state, resource), checked to be https (http on loopback). */

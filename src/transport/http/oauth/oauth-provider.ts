@@ -2,7 +2,7 @@ import type { webcrypto } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
 import type { AuthProvider } from '../auth-provider.js';
-import { type Authorize, authorizationCodeGrant, type CodeGrant, startCodeGrant } from './authorization-code.js';
+import { type Authorize, authorizationCodeGrant, type CodeGrant, type PendingAuthorization, startCodeGrant } from './authorization-code.js';
 import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
@@ -14,7 +14,7 @@ import { loopbackRedirectUri } from './loopback-authorize.js';
 import { chooseScopes, splitScopes, storedTokens, union } from './scopes.js';
 import { authorizationContext, tokenStoreKey, type OAuthRecord, type TokenStore } from './token-store.js';
 
-export type { Authorize } from './authorization-code.js';
+export type { Authorize, PendingAuthorization } from './authorization-code.js';
 
 export interface OAuthProviderOptions {
   /** The server's name, in messages and in the token store key. */
@@ -50,18 +50,6 @@ export interface LoginOptions {
   authorize?: Authorize;
   /** Replaces the provider's redirect URI for this login. */
   redirectUri?: string;
-}
-
-/** An authorization begun by {@link OAuthProvider.begin}: its URL is out, its redirect not yet back. */
-export interface PendingAuthorization {
-  /** Where to send the user (client_id, redirect_uri, PKCE challenge, state, resource, scope). */
-  url: URL;
-  /** The state the redirect must carry back. */
-  state: string;
-  /** The redirect URI the URL names. */
-  redirectUri: string;
-  /** Takes the redirect (state and issuer checked), exchanges the code and stores the tokens. */
-  complete(redirected: URL): Promise<void>;
 }
 
 /** An {@link AuthProvider} for one server, plus the explicit, interactive steps. */
