@@ -51,14 +51,16 @@ describe('npm run bench -- --quick', () => {
     expect(results.mode).toBe('quick');
     expect(results.machine.node).toBe(process.version);
     const figures = new Set(results.metrics.map((m: { figure: number }) => m.figure));
-    expect(([...figures] as number[]).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(([...figures] as number[]).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     const clients = Object.keys(results.metrics.find((m: { id: string }) => m.id === 'inflight').runs).sort();
     expect(clients).toEqual(['McpClient', 'bare', 'manager', 'sdk v1', 'sdk v2', 'session']);
     const variants = (id: string) => Object.keys(results.metrics.find((m: { id: string }) => m.id === id).runs).sort();
     expect(variants('era-inflight')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era']);
     expect(variants('http-inflight')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era', 'sdk v2']);
+    expect(variants('principal-inflight')).toEqual(['principal', 'session']);
+    expect(variants('principal-p50')).toEqual(['principal', 'session']);
     expect(variants('startup')).toEqual(['import lazy-mcp', 'import sdk v2 client', 'node -e 0', 'serve: first answer', 'tools, warm cache']);
-    for (const id of ['era-meta', 'http', 'startup-import', 'startup-serve', 'startup-tools', 'construct-fresh']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
+    for (const id of ['era-meta', 'http', 'startup-import', 'startup-serve', 'startup-tools', 'construct-fresh', 'principal']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
     for (const metric of results.metrics) {
       for (const values of Object.values(metric.runs) as number[][]) {
         expect(values.length).toBeGreaterThan(0);
