@@ -3,6 +3,7 @@ import { MANAGER_CACHED, MANAGER_SANDBOXED, MANAGER_UNCACHED } from './cold.js';
 import { OWN, SHARED } from './daemon.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
 import { gatewayTargets } from './gateway-targets.js';
+import { PLAIN, PRINCIPAL } from './principal.js';
 import type { MetricSummary } from './runs.js';
 import { IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
 import { quantile } from './stats.js';
@@ -152,6 +153,16 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
   if (has(metrics, 'startup')) out.push(...startupTargets(metrics));
   else out.push(notMeasured('startup-import', 'import of the package ≤ 2.5× node -e 0', 'not measured: run without the startup group'));
   out.push(...clusterTargets(metrics));
+  if (has(metrics, 'principal-inflight')) {
+    out.push({
+      id: 'principal',
+      goal: "a principal's session against a plain one (issue 31): 64 in flight",
+      measured: m('principal-inflight', PRINCIPAL) / m('principal-inflight', PLAIN),
+      unit: 'x',
+      basis: `median principal-inflight of ${PRINCIPAL} ÷ of ${PLAIN}; sequential p50 ${m('principal-p50', PRINCIPAL).toFixed(0)} vs ${m('principal-p50', PLAIN).toFixed(0)} µs (${(m('principal-p50', PRINCIPAL) / m('principal-p50', PLAIN)).toFixed(2)}×)`,
+      met: null,
+    });
+  }
   return out;
 }
 

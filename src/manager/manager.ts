@@ -401,6 +401,24 @@ export class McpServerManager extends EventEmitter {
     slot.authorized();
   }
 
+  /**
+   * Completes an authorization whose URL a principal's `auth-required` handed out, with the
+   * redirect the host's own redirect URI (`oauth.redirectUri`) received: the tokens are
+   * stored for that principal and server only. (With the default loopback redirect URI the
+   * redirect completes it by itself.) Rejects `invalid-arguments` for a state no
+   * authorization waits for, `auth-required` when the authorization server refuses the code.
+   */
+  async completeLogin(redirected: string | URL): Promise<void> {
+    this.assertOpen();
+    let url: URL;
+    try {
+      url = new URL(redirected);
+    } catch (error) {
+      throw new McpError('invalid-arguments', `completeLogin's redirect must be a URL, got ${JSON.stringify(String(redirected)).slice(0, 200)}`, { phase: 'auth', cause: error });
+    }
+    await this.auth.completeLogin(url);
+  }
+
   /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */
   async restart(server: string): Promise<void> {
     this.assertOpen();
@@ -414,6 +432,7 @@ export class McpServerManager extends EventEmitter {
   shutdown(): Promise<void> {
     this.closing ??= (async () => {
       this.watcher?.close();
+      this.auth.close();
       for (const ref of [...this.sessions]) ref.deref()?.close();
       const grace = this.options.shutdownGraceMs ?? 2000;
       const slots = [...this.slots.values(), ...this.retiring];
@@ -486,17 +505,18 @@ export class McpServerManager extends EventEmitter {
     const host = slotHost(this.wiring, entry, current, this.recorder(entry.name), predecessor);
     slot = isInstanced(entry)
       ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
-          make: (instance, redact, principal) =>
+          make: (instance, redact, principal, values) =>
             new ServerSlot(
               instance,
               instanceSlotHost(
-                slotHost(this.wiring, instance, current, this.recorder(entry.name)),
+                slotHost(this.wiring, instance, current, this.recorder(entry.name), undefined, { template: entry, values, ...(principal === undefined ? {} : { principal }) }),
                 redact,
                 instance.kind === 'http' ? () => this.auth.providerFor(entry.name, instance.config, principal) : undefined,
               ),
             ),
           credentials: this.options.credentials,
           graceMs: this.options.shutdownGraceMs,
+          authorizationUrl: (config, principal) => this.auth.authorizationUrl(entry.name, config, principal),
         })
       : new ServerSlot(entry, host);
     return slot;

@@ -54,12 +54,14 @@ describe('npm run bench -- --quick', () => {
     const figures = new Set(results.metrics.map((m: { figure: number }) => m.figure));
     // Figure 14 (cluster) needs a redis-server; without one it is skipped and its targets say so.
     const withRedis = [...(process.env.PATH ?? '').split(':'), '/usr/bin', '/usr/local/bin'].some((dir) => dir.startsWith('/') && existsSync(join(dir, 'redis-server'))) ? [14] : [];
-    expect(([...figures] as number[]).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, ...withRedis]);
+    expect(([...figures] as number[]).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, ...withRedis, 15]);
     const clients = Object.keys(results.metrics.find((m: { id: string }) => m.id === 'inflight').runs).sort();
     expect(clients).toEqual(['McpClient', 'bare', 'manager', 'sdk v1', 'sdk v2', 'session']);
     const variants = (id: string) => Object.keys(results.metrics.find((m: { id: string }) => m.id === id).runs).sort();
     expect(variants('era-inflight')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era']);
     expect(variants('http-inflight')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era', 'sdk v2']);
+    expect(variants('principal-inflight')).toEqual(['principal', 'session']);
+    expect(variants('principal-p50')).toEqual(['principal', 'session']);
     expect(variants('gw-inflight')).toEqual([
       'direct (McpClient, stdio)',
       'mcp-hub /mcp (HTTP+SSE, legacy)',
@@ -75,7 +77,7 @@ describe('npm run bench -- --quick', () => {
     // The warm cache lists every configured server through the gateway without starting one; mcp-hub starts them all.
     expect(results.metrics.find((m: { id: string }) => m.id === 'gw-list-spawns').runs).toEqual({ 'lazy-mcp serve': [0], 'mcp-hub': [results.plan.gatewayListServers] });
     expect(variants('startup')).toEqual(['import lazy-mcp', 'import sdk v2 client', 'node -e 0', 'serve: first answer', 'tools, warm cache']);
-    for (const id of ['era-meta', 'http', 'startup-import', 'startup-serve', 'startup-tools', 'construct-fresh', 'gw-inflight', 'gw-seq', 'gw-http-peers', 'gw-memory', 'gw-list', 'era-client-cpu']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
+    for (const id of ['era-meta', 'http', 'startup-import', 'startup-serve', 'startup-tools', 'construct-fresh', 'gw-inflight', 'gw-seq', 'gw-http-peers', 'gw-memory', 'gw-list', 'era-client-cpu', 'principal']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
     for (const metric of results.metrics) {
       for (const values of Object.values(metric.runs) as number[][]) {
         expect(values.length).toBeGreaterThan(0);
