@@ -4,7 +4,7 @@
 // p50 and calls/s at 64 in flight, their ratios per round, and the CPU each process
 // spent per call at 64 in flight (from /proc). Usage (after `npm run build` and
 // `npx tsc -p tsconfig.bench.json`):
-//   node dist-bench/scripts/bench/relay.js [--rounds N] [--calls N] [--cpus 0-1] [--prof DIR]
+//   node dist-bench/scripts/bench/relay.js [--rounds N] [--calls N] [--cpus 0-1] [--prof DIR] [--seq]
 // With --prof, the daemon (started here) and both serve processes write V8 CPU profiles to DIR.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,8 @@ const { values } = parseArgs({
     inflight: { type: 'string', default: '64' },
     cpus: { type: 'string', default: ALL_CPUS },
     prof: { type: 'string' },
+    /** Sequential calls only (for a profile of the latency path). */
+    seq: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -86,12 +88,14 @@ const p50Ratio: number[] = [];
 const rateRatio: number[] = [];
 /** CPU µs per call at 64 in flight, per process role. */
 const cpu: Record<string, number[]> = {};
+/** CPU µs per call of the sequential calls, per process role. */
+const seqCpu: Record<string, number[]> = {};
 /** Read and write syscalls per call at 64 in flight, per process role: [reads, writes] of each round, in turn. */
 const syscalls: Record<string, number[]> = {};
 
 try {
   for (const c of Object.values(pair)) for (let i = 0; i < 200; i++) await echo(c);
-  for (const c of Object.values(pair)) await inFlight(c, 2000);
+  if (!values.seq) for (const c of Object.values(pair)) await inFlight(c, 2000);
   const daemonPid = (await daemonStatus({ runtimeDir, version }))?.pid;
   const serverPid = (c: McpClient) => childrenOf(c.pid).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bench-echo-server'));
   const roles: Record<string, [string, number | undefined][]> = {
@@ -104,16 +108,18 @@ try {
     for (const variant of order) {
       const c = pair[variant];
       const times: number[] = [];
+      const seqBefore = roles[variant].map(([, pid]) => ticks(pid));
       for (let i = 0; i < calls; i++) {
         const t = now();
         await echo(c);
         times.push(since(t));
       }
+      roles[variant].forEach(([role, pid], i) => (seqCpu[`${variant} ${role}`] ??= []).push(((ticks(pid) - seqBefore[i]) * 1e4) / calls));
       const before = roles[variant].map(([, pid]) => ticks(pid));
       const ioBefore = roles[variant].map(([, pid]) => io(pid));
       const selfBefore = process.cpuUsage();
-      const n = calls * 4;
-      const r = await inFlight(c, n);
+      const n = values.seq ? 0 : calls * 4;
+      const r = n === 0 ? NaN : await inFlight(c, n);
       const self = process.cpuUsage(selfBefore);
       roles[variant].forEach(([role, pid], i) => {
         (cpu[`${variant} ${role}`] ??= []).push(((ticks(pid) - before[i]) * 1e4) / n);
@@ -145,6 +151,8 @@ const show = (label: string, values: number[], digits = 2) => {
 console.log(show('p50 ratio (shared ÷ no-shared, target ≤ 1.3)', p50Ratio));
 console.log(show(`${inflight} in flight ratio (shared ÷ no-shared, target ≥ 0.7)`, rateRatio));
 for (const variant of [SHARED, OWN]) console.log(`  ${variant}: ${show('p50 ms', p50[variant], 3)}; ${show('calls/s', rate[variant], 0)}`);
+console.log('CPU µs per call, sequential (median):');
+for (const [role, values] of Object.entries(seqCpu)) console.log(`  ${role}: ${summarize(values).median.toFixed(1)}`);
 console.log(`CPU µs per call at ${inflight} in flight (median):`);
 for (const [role, values] of Object.entries(cpu)) {
   const io = syscalls[role] ?? [];
