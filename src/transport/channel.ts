@@ -36,7 +36,7 @@ export interface ChannelInfo {
    * The era to try first here whatever the caller's hint (which is about the server, from
    * a cache): the peer is known to speak it (the pool daemon speaks both eras).
    */
-  readonly preferredEra?: '2026';
+  readonly preferredEra?: '2026' | 'legacy';
   /** Bytes received from and sent to the server so far, where the transport counts them (stdio). */
   readonly traffic?: { readonly bytesIn: number; readonly bytesOut: number };
   /**

@@ -73,6 +73,7 @@ export async function attachShared(request: AttachRequest, options: SharedOption
     throw new McpError('unavailable', `${label}the pool daemon at ${paths.socket} is lazy-mcp ${String(result?.version)}, this client is ${version}; stop it with "lazy-mcp daemon stop"`, { server: request.name });
   }
   channel.info.pid = result.serverPid > 0 ? result.serverPid : undefined;
+  if (result.era === 'legacy') channel.info.preferredEra = 'legacy';
   return channel;
 }
 

@@ -8,6 +8,7 @@ import type { RequestOptions } from '../../protocol/client.js';
 import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
 import { ALL_PROTOCOL_VERSIONS, type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
 import type { Channel, RequestId } from '../../transport/channel.js';
+import { RelayedCalls } from './relayed-calls.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';
 import { CLOSING_NOTE, STARTED_NOTE, STDERR_NOTE, toWire } from './wire.js';
 
@@ -15,7 +16,11 @@ import { CLOSING_NOTE, STARTED_NOTE, STDERR_NOTE, toWire } from './wire.js';
  * The client's connection: the daemon's Unix socket, or (in a cluster) a member's HTTP
  * session or an in-memory pair; `relate` puts a question on the stream of the call it is about.
  */
-export type RelayChannel = Channel & { relate?(id: RequestId, to: RequestId): void };
+export type RelayChannel = Channel & {
+  relate?(id: RequestId, to: RequestId): void;
+  /** Where the channel lets the session take messages first: the short path of its tool calls (see {@link RelayedCalls}). */
+  intercept?: ((message: Record<string, unknown>) => boolean) | undefined;
+};
 
 /** A server's question may wait on a person: an hour at most, unless the call ends first. */
 const ASK_TIMEOUT_MS = 3_600_000;
@@ -61,6 +66,7 @@ export class DaemonSession implements AttachedSession {
   /** 2026 era: the open `subscriptions/listen` requests. */
   private readonly listens = new Map<RequestId, Listen>();
   private readonly rounds = new InputRounds(INPUT_TIMEOUT_MS);
+  private readonly relayed: RelayedCalls;
 
   constructor(
     private readonly channel: RelayChannel,
@@ -76,8 +82,27 @@ export class DaemonSession implements AttachedSession {
         return ((await ask('roots/list', {}, ctx)) as { roots?: Root[] }).roots ?? [];
       },
     };
-    this.engine = new RequestEngine(channel, { name: 'pool client', timeout: 60_000 });
+    const engine = (this.engine = new RequestEngine(channel, { name: 'pool client', timeout: 60_000 }));
+    this.relayed = new RelayedCalls(
+      {
+        relay: () => server.relay,
+        get isOpen() {
+          return engine.closedReason === undefined;
+        },
+        caller: this,
+        handlers: this.handlers,
+        rounds: this.rounds,
+        progress: (params) => void engine.notify('notifications/progress', params).catch(() => undefined),
+        enveloped: (result) => this.enveloped(result),
+        roots: () => server.params.spec.roots ?? [],
+        asRpc,
+      },
+      channel,
+      this.callsByArgs,
+    );
+    if ('intercept' in channel) channel.intercept = (message) => this.relayed.take(message);
     this.engine.onClose(() => {
+      this.relayed.close();
       this.rounds.close();
       for (const listen of this.listens.values()) for (const uri of listen.uris) this.uris.add(uri);
       this.listens.clear();
@@ -259,7 +284,10 @@ export class DaemonSession implements AttachedSession {
   private ask(method: string, request: object, ctx: HostRequestContext): Promise<unknown> {
     const about = ctx.toolCall ? this.callsByArgs.get(ctx.toolCall.arguments) : this.callsByArgs.size === 1 ? [...this.callsByArgs.values()][0] : undefined;
     const onId = about === undefined ? undefined : (id: number) => this.channel.relate?.(id, about);
-    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal: ctx.signal, timeout: ASK_TIMEOUT_MS });
+    // A call on the short path is not the server's client's request: the question stops when the call is over here.
+    const over = about === undefined ? undefined : this.relayed.overSignal(about);
+    const signal = over ? AbortSignal.any([ctx.signal, over]) : ctx.signal;
+    return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal, timeout: ASK_TIMEOUT_MS });
   }
 
   /** The handshake, from the shared server's own: its identity and capabilities, in the client's revision. */

@@ -191,7 +191,7 @@ export class PoolDaemon {
       if (!channel.isOpen) return server.releaseIfUnused(); // the client gave up waiting
       const session = new DaemonSession(channel, server, attach.pid, (s) => this.sessions.delete(s));
       this.sessions.add(session);
-      const result: AttachResult = { version: this.options.version, daemonPid: process.pid, fingerprint: fp, serverPid: server.pid ?? 0 };
+      const result: AttachResult = { version: this.options.version, daemonPid: process.pid, fingerprint: fp, serverPid: server.pid ?? 0, era: server.description().era };
       await reply({ result });
     } catch (error) {
       await refuse(error).catch(() => undefined);

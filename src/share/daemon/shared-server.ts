@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { McpError } from '../../errors.js';
 import { describeClient, type ServerDescription } from '../../manager/catalog/server-description.js';
 import { McpClient } from '../../protocol/client.js';
+import { openChannel } from '../../protocol/connect.js';
 import type { CallOptions, LogMessage, Prompt, Tool } from '../../protocol/types.js';
+import { CallRelay } from './call-relay.js';
 import type { DaemonManifests, KnownServer } from './manifests.js';
 import type { AttachParams } from './wire.js';
 
@@ -35,6 +37,8 @@ export type SharedState = 'idle' | 'starting' | 'ready' | 'closed';
  */
 export class SharedServer {
   private client: McpClient | undefined;
+  /** The short path for tool calls, while a legacy-era server runs (see {@link CallRelay}). */
+  private callRelay: CallRelay | undefined;
   private starting: Promise<McpClient> | undefined;
   private readonly sessions = new Set<AttachedSession>();
   private readonly subscriptions = new Map<string, number>();
@@ -72,6 +76,11 @@ export class SharedServer {
   /** The running client, if it runs: a relay takes it without waiting a turn. */
   get live(): McpClient | undefined {
     return this.client;
+  }
+
+  /** The short path for tool calls to the running server, when it has one (a legacy-era server). */
+  get relay(): CallRelay | undefined {
+    return this.callRelay;
   }
 
   /** The running client, starting the server first if it must (once, however many ask). */
@@ -219,11 +228,19 @@ export class SharedServer {
     this.state = 'starting';
     const known = this.known;
     let client: McpClient;
+    let relay: CallRelay | undefined;
     try {
-      client = await McpClient.connect(
-        { command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, framing: spec.framing, ...(timeout === undefined ? {} : { timeout }) },
+      // The channel is opened here, not by McpClient.connect: the relay writes to it too.
+      const channel = await openChannel({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, framing: spec.framing }, { name, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+      relay = new CallRelay(channel);
+      const calls = relay;
+      client = await McpClient.over(
+        channel,
         {
           name,
+          ...(timeout === undefined ? {} : { timeout }),
+          // A question of the server's that no request claims counts the relayed calls' callers too.
+          waiting: () => calls.scopes(),
           clientInfo: spec.clientInfo,
           ...(known ? { era: known.description.era } : {}),
           ...(spec.roots ? { roots: spec.roots } : {}),
@@ -253,6 +270,8 @@ export class SharedServer {
       throw new McpError('unavailable', `server "${name}": the pool daemon is stopping`, { server: name });
     }
     this.client = client;
+    // A 2026 server's calls take the client's path: their envelopes and rounds are its work.
+    if (client.era === 'legacy') this.callRelay = relay;
     this.state = 'ready';
     this.log(`started ${name} (${this.fingerprint}) pid ${client.pid} in ${Date.now() - began} ms`);
     this.each((s) => s.started(client.pid));

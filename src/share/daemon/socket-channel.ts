@@ -28,12 +28,15 @@ const CLOSE_WAIT_MS = 1000;
  * are taken out of the MCP stream here.
  */
 export class SocketChannel extends ChannelEvents implements Channel {
-  readonly info: ChannelInfo & { pid?: number };
+  /** `pid` and `preferredEra` as the attach's answer tells them (the server's; the daemon speaks both eras). */
+  readonly info: Omit<ChannelInfo, 'pid' | 'preferredEra'> & { pid?: number; preferredEra?: '2026' | 'legacy' };
   private readonly writer: FramedMessageWriter;
   private readonly stderrListeners = new Listeners<[string]>();
   private readonly exitListeners = new Listeners<[{ exitCode?: number; signal?: string }]>();
   /** Outgoing requests of ours that are about a request of the peer. */
   private readonly related = new Map<RequestId, RequestId>();
+  /** Takes a message of the peer's before the session does: true when it was taken (the daemon's short path). */
+  intercept: ((message: Record<string, unknown>) => boolean) | undefined = undefined;
   private told: McpError | undefined;
   private closing: Promise<void> | undefined;
 
@@ -42,8 +45,9 @@ export class SocketChannel extends ChannelEvents implements Channel {
     private readonly options: SocketChannelOptions,
   ) {
     super();
-    // The daemon speaks both eras, and no process is lost to a probe: the newest goes first.
-    const info = { transport: 'stdio' as const, preferredEra: '2026' as const, pid: undefined as number | undefined, stderrTail: () => [] as string[], singleRequest: false };
+    // The daemon speaks both eras, and no process is lost to a probe: the newest goes first,
+    // unless the attach's answer says the server speaks the legacy era (see AttachResult.era).
+    const info = { transport: 'stdio' as const, preferredEra: '2026' as '2026' | 'legacy', pid: undefined as number | undefined, stderrTail: () => [] as string[], singleRequest: false };
     this.info = info;
     socket.setNoDelay?.(true);
     const { reader, writer } = createMessageIO('newline', socket, socket, {
@@ -132,6 +136,7 @@ export class SocketChannel extends ChannelEvents implements Channel {
       if (exitCode !== undefined || signal !== undefined) this.exitListeners.fire({ ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }) });
       return;
     }
+    if (this.intercept?.(m)) return;
     let context: MessageContext = NO_CONTEXT;
     if (RELATED_KEY in m) {
       const about = m[RELATED_KEY];

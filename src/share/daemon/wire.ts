@@ -62,6 +62,12 @@ export interface AttachResult {
   fingerprint: string;
   /** 0 while the server does not run (the manifest cache answers); {@link STARTED_NOTE} tells it later. */
   serverPid: number;
+  /**
+   * The era the server speaks (to the daemon), which the client speaks to the daemon too:
+   * a legacy server's calls then cross the daemon with no 2026 envelope to add on one side
+   * and take off on the other (and take its short path, see call-relay.ts). Absent: 2026.
+   */
+  era?: 'legacy' | '2026';
 }
 
 export interface ControlParams {
