@@ -48,7 +48,7 @@ const host = machine();
 const where = placements();
 host.pinning = where.pinned
   ? `taskset: throughput and 5 MiB with the host on CPU ${where.split.host} and the children on CPU ${where.split.children}; ` +
-    `sequential latency and cold starts with host and children on CPU ${where.shared.host}`
+    `sequential latency, cold starts and the pool daemon's figure with host and children on CPU ${where.shared.host}`
   : 'none (taskset not available)';
 const loadSamples: number[] = [];
 const sampler = setInterval(() => loadSamples.push(+loadavg()[0].toFixed(2)), 5000).unref();
@@ -91,7 +91,14 @@ try {
   if (wanted('search')) metrics.push(...searchFigure(plan, log));
   if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
   if (wanted('startup')) metrics.push(...(await startupFigure(plan, log)));
-  if (wanted('daemon')) metrics.push(...(await daemonFigure(plan, log)));
+  if (wanted('daemon')) {
+    // Pinned as figure 2: serve, the daemon and the servers on one CPU, like the --no-shared
+    // chain beside it. Unpinned, a chain of four processes crosses vCPUs more often than one
+    // of three, and a crossing costs ~100 µs on this VM (PROFILE.md): that measures placement.
+    pin(where.shared.host);
+    metrics.push(...(await daemonFigure(plan, log)));
+    pin(ALL_CPUS);
+  }
   if (wanted('cluster')) metrics.push(...(await clusterFigure(plan, log)));
   if (wanted('principal')) metrics.push(...(await principalFigure(plan, where, log)));
 } finally {
