@@ -35,12 +35,11 @@ import { ToolCatalog } from './catalog/tool-catalog.js';
 import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './catalog/tool-filter.js';
 import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
 import { Tracing } from './telemetry/tracing.js';
-import type { TokenStore } from '../transport/http/oauth/token-store.js';
-import type { ClusterEvent, ClusterMember } from '../share/cluster/member.js';
+import type { ClusterMember } from '../share/cluster/member.js';
 import { clusterPlacement, type Placement, placementFor } from './pool/placement.js';
-import type { ManifestStore } from './catalog/manifest-store.js';
 import type { ManagerEvents } from './events.js';
-import { slotHost, type SlotWiring } from './slot-host.js';
+import { slotHost, type SlotWiring } from './slot-wiring.js';
+import { ClusterHooks, type ListChange } from './cluster-hooks.js';
 import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
 import { InstancedSlot } from '../share/principals/instanced-slot.js';
 import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
@@ -85,8 +84,8 @@ export class McpServerManager extends EventEmitter {
   private readonly auth: PoolAuth;
   /** Where stdio servers run when not in this process (the pool daemon, the cluster). */
   private readonly placement: Placement;
-  /** This manager as a cluster member, once joined (see {@link clusterMember}). */
-  private member: Promise<ClusterMember> | undefined;
+  /** With `cluster`: this manager as a member (see {@link clusterMember}). */
+  private readonly cluster: ClusterHooks | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -136,8 +135,21 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
-    this.placement = options.cluster ? clusterPlacement(() => this.clusterMember()!) : placementFor(options.shared);
-    const stores = options.cluster ? this.clusterStores() : undefined;
+    const manager = this;
+    this.cluster = options.cluster
+      ? new ClusterHooks(options.cluster, {
+          get pool() {
+            return manager.pool;
+          },
+          servers: () =>
+            [...this.slots.values()].flatMap((slot) => (slot.entry.kind === 'stdio' ? [{ name: slot.name, config: slot.entry.config, options: slotHost(this.wiring, slot.entry, () => true, this.recorder(slot.name)).connectOptions(slot.name) }] : [])),
+          reload: (config) => this.reload(config),
+          emit: (event, payload) => this.emit(event, payload),
+        })
+      : undefined;
+    const cluster = this.cluster;
+    this.placement = cluster ? clusterPlacement(() => cluster.join()) : placementFor(options.shared);
+    const stores = cluster?.stores();
     this.auth = new PoolAuth(stores && !options.tokenStore ? { ...options, tokenStore: stores.tokens } : options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
     const filters = filtersOf(entries);
@@ -174,7 +186,6 @@ export class McpServerManager extends EventEmitter {
     this.subscriptions = new Subscriptions((server, work, onlyIfRunning) =>
       onlyIfRunning && slotOf(this.pool, server).state !== 'ready' ? Promise.resolve() : slotOf(this.pool, server).run(work),
     );
-    const manager = this;
     this.pool = {
       slots: this.slots,
       catalog: this.catalog,
@@ -204,7 +215,7 @@ export class McpServerManager extends EventEmitter {
         return manager.tracing;
       },
       emit: (event, payload) => this.emit(event, payload),
-      ...(options.cluster ? { tellCluster: (event: { type: 'tools' | 'prompts' | 'resources'; server: string }) => this.tellCluster(event) } : {}),
+      ...(cluster ? { tellCluster: (event: ListChange) => cluster.tell(event) } : {}),
     };
     for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
     // After the constructor returns, so listeners attached right away see the events.
@@ -347,8 +358,7 @@ export class McpServerManager extends EventEmitter {
    */
   reload(config: unknown): Promise<ReloadReport> {
     const report = this.enqueue(() => parseConfig(config));
-    // In a cluster every member applies it (each expanding its own environment).
-    if (this.options.cluster && !this.fromCluster) void report.then(() => this.member?.then((m) => m.publish({ type: 'reload', config, from: m.id })), () => undefined);
+    this.cluster?.reloaded(report, config);
     return report;
   }
 
@@ -419,7 +429,7 @@ export class McpServerManager extends EventEmitter {
       const slots = [...this.slots.values(), ...this.retiring];
       await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
       // Leaving the cluster stops the servers this member owns (peers re-place them at once).
-      await this.member?.then((m) => m.close(), () => undefined);
+      await this.cluster?.close();
       // Then the cache writes queued by now (a listing that landed during the stop among
       // them) get at most a second more, so a manager made next finds them.
       await this.catalog.flushed(Math.min(grace, 1000));
@@ -522,72 +532,14 @@ export class McpServerManager extends EventEmitter {
     return this.tracingLookup;
   }
 
-  // --- cluster hooks (see src/share/cluster/) ---
-
   /**
    * This manager as a member of its cluster (`cluster` option), joining on the first call:
    * Redis connected, the internal endpoint served, the heartbeat started. Undefined without
    * `cluster`. A gateway serving HTTP takes the member's endpoint and routing from here.
    */
   clusterMember(): Promise<ClusterMember> | undefined {
-    const options = this.options.cluster;
-    if (!options) return undefined;
-    this.member ??= (async () => {
-      const [{ ClusterMember }, { resolveCluster }] = await Promise.all([import('../share/cluster/member.js'), import('../share/cluster/options.js')]);
-      return ClusterMember.start(resolveCluster(options), {
-        servers: () =>
-          [...this.slots.values()].flatMap((slot) => (slot.entry.kind === 'stdio' ? [{ name: slot.name, config: slot.entry.config, options: slotHost(this.wiring, slot.entry, () => true, this.recorder(slot.name)).connectOptions(slot.name) }] : [])),
-        remote: (event) => this.heardFromCluster(event),
-        log: (message) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: message }),
-      });
-    })();
-    return this.member;
+    return this.cluster?.join();
   }
-
-  /** The shared stores, usable before the member has joined: each call waits for it. */
-  private clusterStores(): { manifests: ManifestStore; tokens: TokenStore } {
-    const member = () => this.clusterMember()!;
-    return {
-      manifests: {
-        load: (server, key) => member().then((m) => m.manifests.load(server, key), () => undefined),
-        save: (...args) => void member().then((m) => m.manifests.save(...args), () => undefined),
-        invalidate: (server) => void member().then((m) => m.manifests.invalidate(server), () => undefined),
-        flushed: (ms) => (this.member ? this.member.then((m) => m.manifests.flushed(ms), () => undefined) : Promise.resolve()),
-      },
-      tokens: {
-        get: (key) => member().then((m) => m.tokens.get(key)),
-        set: (key, value) => member().then((m) => m.tokens.set(key, value)),
-        delete: (key) => member().then((m) => m.tokens.delete(key)),
-      },
-    };
-  }
-
-  private tellCluster(event: { type: 'tools' | 'prompts' | 'resources'; server: string }): void {
-    void this.member?.then((m) => m.publish({ ...event, from: m.id }), () => undefined);
-  }
-
-  /** Another member saw a list change, or applied a config: this one follows. */
-  private heardFromCluster(event: ClusterEvent): void {
-    if (event.type === 'reload') {
-      this.fromCluster = true;
-      void this.reload(event.config)
-        .catch((error: unknown) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: `a config another member applied does not apply here: ${(error as Error).message}` }))
-        .finally(() => (this.fromCluster = false));
-      return;
-    }
-    if (!('server' in event) || !this.slots.has(event.server)) return;
-    const slot = slotOf(this.pool, event.server);
-    if (event.type === 'tools') {
-      this.catalog.forget(slot.name);
-      this.emit('toolsChanged', { server: slot.name });
-    } else if (event.type === 'prompts') {
-      this.catalog.promptsChanged(slot);
-      this.emit('promptsChanged', { server: slot.name });
-    } else this.emit('resourcesChanged', { server: slot.name });
-  }
-
-  /** Set while a reload another member published is applied: it is not published again. */
-  private fromCluster = false;
 }
 
 /** A config error, named after the file it is in. */
