@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { McpError } from '../errors.js';
-import type { Progress } from '../protocol/types.js';
-import { INVALID_PARAMS, rpcFailure } from '../protocol/rpc-errors.js';
-import { asInputRequired } from '../protocol/server.js';
+import type { Progress } from './types.js';
+import { INVALID_PARAMS, rpcFailure } from './rpc-errors.js';
+import { asInputRequired } from './server.js';
 
 /** One question a backend asked during a call, waiting for the client's answer. */
 interface Question {
