@@ -3,7 +3,6 @@
 // build: a second start goes straight to the demo instead of type-checking for half a minute.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +24,8 @@ function newest(path) {
 const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'tsconfig.build.json')), newest(join(root, 'package.json')));
 if (newest(built) === 0 || sources > newest(built)) {
   process.stderr.write('building dist/ (sources changed since the last build)…\n');
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // The package's own build script (tsc, then the bundles): one recipe, written in package.json.
+  const npm = process.env.npm_execpath;
+  if (npm) execFileSync(process.execPath, [npm, 'run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  else execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }

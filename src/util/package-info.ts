@@ -1,9 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package's own folder: `dist/util/` (or `src/util/` under ts-jest) is two levels below it. */
-export const packageRoot = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
+/**
+ * The package's own folder: the nearest one above this module holding a `package.json`.
+ * Found, not counted, because this module's depth differs between `src/util/` (ts-jest),
+ * `dist/util/` (tsc's output) and a bundle's entry or chunk (`dist/`, `dist/chunks/`).
+ */
+export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return from;
+  }
+}
 
 /** The package version, for `--version`, `clientInfo` and the pool daemon's handshake. */
 export function packageVersion(): string {

@@ -18,7 +18,7 @@ it('builds when dist/ is missing or older than a source, and not otherwise', asy
   mkdirSync(join(root, 'src', 'cli'), { recursive: true });
   copyFileSync(resolve(repoRoot, 'scripts/build-if-stale.mjs'), join(root, 'scripts/build-if-stale.mjs'));
   symlinkSync(resolve(repoRoot, 'node_modules'), join(root, 'node_modules'));
-  writeFileSync(join(root, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', scripts: { build: 'tsc -p tsconfig.build.json' } }));
   writeFileSync(join(root, 'tsconfig.json'), '{}\n');
   const compilerOptions = { outDir: 'dist', rootDir: 'src', module: 'NodeNext', target: 'ES2022', types: [] };
   writeFileSync(join(root, 'tsconfig.build.json'), JSON.stringify({ compilerOptions, include: ['src'] }));

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDir } from '../../util/make-dir.js';
 import type { CallToolResult } from '../../protocol/types.js';
 import type { SavedResult } from '../../model/result-limits.js';
 import { sanitize } from '../catalog/tool-names.js';
+import { randomHex } from '../../util/lazy-builtins.js';
 
 /**
  * Saves a whole tool result under `<stateDir>/results/`, private to the user (folder 0700,
@@ -16,7 +16,7 @@ export async function saveResult(stateDir: string, server: string, tool: string,
   const dir = join(stateDir, 'results');
   const plain = result.content.length === 1 && result.content[0].type === 'text' && result.structuredContent === undefined;
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const file = join(dir, `${stamp}-${sanitize(server).slice(0, 40)}-${sanitize(tool).slice(0, 60)}-${randomBytes(4).toString('hex')}.${plain ? 'txt' : 'json'}`);
+  const file = join(dir, `${stamp}-${sanitize(server).slice(0, 40)}-${sanitize(tool).slice(0, 60)}-${randomHex(4)}.${plain ? 'txt' : 'json'}`);
   try {
     await makeDir(dir, 0o700);
     await chmod(dir, 0o700);

@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDir } from '../../util/make-dir.js';
@@ -8,6 +7,7 @@ import type { ResolvedRemoteServer, ResolvedServer } from '../config/config.js';
 import { isListingFreshness, type ListingFreshness } from './freshness.js';
 import { isServerDescription, type ServerDescription } from './server-description.js';
 import { sanitize, shortHash } from './tool-names.js';
+import { randomHex, sha256 } from '../../util/lazy-builtins.js';
 
 const FORMAT = 'lazy-mcp/tool-manifest@1';
 
@@ -78,11 +78,11 @@ export class ManifestCache {
   static keyOf(config: ResolvedServer | ResolvedRemoteServer, handshake = ''): string {
     if ('url' in config) {
       const headers = Object.entries(config.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return createHash('sha256').update(JSON.stringify([config.transport, config.url, headers, handshake])).digest('hex');
+      return sha256(JSON.stringify([config.transport, config.url, headers, handshake]), 'hex');
     }
     const { command, args, env, cwd, framing, inheritEnv } = config;
     const sortedEnv = Object.entries(env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return createHash('sha256').update(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false, handshake])).digest('hex');
+    return sha256(JSON.stringify([command, args ?? [], sortedEnv, cwd ?? null, framing ?? 'newline', inheritEnv ?? false, handshake]), 'hex');
   }
 
   /** What the client says of itself at `initialize`: its `clientInfo` and the capabilities it declares (roots among them). */
@@ -225,7 +225,7 @@ export class ManifestCache {
 
   private async write(server: string, entry: ManifestEntry): Promise<void> {
     const file = this.fileOf(server);
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const temp = `${file}.${process.pid}.${randomHex(4)}.tmp`;
     try {
       await this.makeDir();
       const text = JSON.stringify(entry);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../util/lazy-builtins.js';
 
 /** Longest public tool name chat model APIs accept. */
 export const MAX_NAME_LENGTH = 64;
@@ -20,7 +20,7 @@ const UNSAFE_CHARACTER = /[^A-Za-z0-9_-]/gu;
 
 /** 6 hex characters of a hash of the raw names: stable across runs, distinct for `a.b` and `a_b`. */
 export function shortHash(...raw: string[]): string {
-  return createHash('sha256').update(raw.join('\0')).digest('hex').slice(0, 6);
+  return sha256(raw.join('\0'), 'hex').slice(0, 6);
 }
 
 /** `base` shortened so that `base_<hash>` fits `max` characters. */

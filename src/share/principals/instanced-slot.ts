@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { McpError, serverLabel } from '../../errors.js';
 import type { McpClient } from '../../protocol/client.js';
 import type { CallOptions } from '../../protocol/types.js';
@@ -8,6 +7,7 @@ import { credentialsFor } from './credentials.js';
 import { fillPlaceholders, type InstanceSpec } from './entry-fields.js';
 import { type CredentialsResolver, currentScope, type Principal, type PrincipalScope } from './principal-scope.js';
 import { type Redactor, redactError, redactorOf } from './redact.js';
+import { sha256 } from '../../util/lazy-builtins.js';
 
 /** What an instanced slot needs from the manager. */
 export interface InstanceHost {
@@ -166,7 +166,7 @@ export class InstancedSlot extends ServerSlot {
   /** Whom the work in flight is for, as a digest ('' for nobody): the context a listing the server marks private is kept under. */
   context(): string {
     const who = whoOf(this.spec, currentScope());
-    return who === undefined ? '' : createHash('sha256').update(who).digest('base64url').slice(0, 22);
+    return who === undefined ? '' : sha256(who, 'base64url').slice(0, 22);
   }
 
   /** The instance of the work in flight, if it has one already (nothing is resolved or made). */
@@ -217,7 +217,7 @@ function whoOf(spec: InstanceSpec, scope: PrincipalScope | undefined): string | 
 
 /** Keyed by the credentials too (as a digest): a principal whose token changed gets a fresh instance. */
 function keyOf(spec: InstanceSpec, scope: PrincipalScope | undefined, values: Record<string, string>): string {
-  const digest = createHash('sha256').update(JSON.stringify(spec.names.map((n) => values[n] ?? ''))).digest('base64url').slice(0, 22);
+  const digest = sha256(JSON.stringify(spec.names.map((n) => values[n] ?? '')), 'base64url').slice(0, 22);
   return `${whoOf(spec, scope)}\0${digest}`;
 }
 

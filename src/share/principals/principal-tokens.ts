@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { OAuthRecord, TokenStore } from '../../transport/http/oauth/token-store.js';
+import { sha256 } from '../../util/lazy-builtins.js';
 
 /**
  * One principal's view of the pool's token store: the same store, each key prefixed with a
@@ -13,7 +13,7 @@ export class PrincipalTokenStore implements TokenStore {
     private readonly store: TokenStore,
     principal: string,
   ) {
-    this.prefix = `principal:${createHash('sha256').update(principal).digest('base64url').slice(0, 32)} `;
+    this.prefix = `principal:${sha256(principal, 'base64url').slice(0, 32)} `;
   }
 
   get(key: string): Promise<OAuthRecord | undefined> {

@@ -1,4 +1,5 @@
-import { createPrivateKey, webcrypto } from 'node:crypto';
+import type { webcrypto } from 'node:crypto';
+import { nodeCrypto } from '../../../util/lazy-builtins.js';
 
 // The private key of a `private_key_jwt` client (RFC 7523): a PKCS#8 key in PEM from the
 // config, checked when the config is read and imported for WebCrypto when it signs.
@@ -19,7 +20,7 @@ const ALGORITHMS: Record<string, webcrypto.RsaHashedImportParams | webcrypto.EcK
 
 /** The algorithm a key signs with when none is configured: its curve's ES*, RS256, or EdDSA. */
 function defaultAlgorithm(pem: string): string {
-  const key = createPrivateKey(pem);
+  const key = nodeCrypto().createPrivateKey(pem);
   if (key.asymmetricKeyType === 'ec') {
     const curve = key.asymmetricKeyDetails?.namedCurve;
     return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
@@ -34,7 +35,7 @@ function defaultAlgorithm(pem: string): string {
 export function signingKeyProblem(pem: string, algorithm: string | undefined): string | undefined {
   if (algorithm !== undefined && !Object.hasOwn(ALGORITHMS, algorithm)) return `signingAlgorithm must be one of ${Object.keys(ALGORITHMS).join(', ')}, got ${JSON.stringify(algorithm)}`;
   try {
-    const key = createPrivateKey(pem);
+    const key = nodeCrypto().createPrivateKey(pem);
     if (key.type !== 'private') return 'privateKey must be a private key in PEM';
     defaultAlgorithm(pem);
   } catch (error) {
@@ -48,6 +49,6 @@ export async function importSigningKey(pem: string, algorithm?: string): Promise
   const alg = algorithm ?? defaultAlgorithm(pem);
   const params = ALGORITHMS[alg];
   if (params === undefined) throw new Error(`unsupported signing algorithm ${JSON.stringify(alg)}`);
-  const der = createPrivateKey(pem).export({ format: 'der', type: 'pkcs8' });
-  return (await webcrypto.subtle.importKey('pkcs8', der, params, false, ['sign']));
+  const der = nodeCrypto().createPrivateKey(pem).export({ format: 'der', type: 'pkcs8' });
+  return (await nodeCrypto().webcrypto.subtle.importKey('pkcs8', der, params, false, ['sign']));
 }

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { randomHex, sha256 } from '../../../util/lazy-builtins.js';
 
 /** How the client was registered with the authorization server, in the spec's order of preference. */
 export type ClientRegistrationKind = 'preconfigured' | 'metadata-document' | 'dynamic';
@@ -66,7 +66,7 @@ export function tokenStoreKey(server: string, resourceUrl: URL): string {
 
 /** The authorization context of an access token ('' with none): a hash, never the token. */
 export function authorizationContext(accessToken: string | undefined): string {
-  return accessToken === undefined ? '' : createHash('sha256').update(accessToken).digest('hex').slice(0, 32);
+  return accessToken === undefined ? '' : sha256(accessToken, 'hex').slice(0, 32);
 }
 
 /**
@@ -82,7 +82,7 @@ export class FileTokenStore implements TokenStore {
 
   /** The file that holds `key`: a readable prefix and a hash, so any key is a safe file name. */
   fileFor(key: string): string {
-    const hash = createHash('sha256').update(key).digest('hex').slice(0, 32);
+    const hash = sha256(key, 'hex').slice(0, 32);
     const prefix = key.split(' ')[0].replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 40);
     return join(this.dir, `${prefix}-${hash}.json`);
   }
@@ -107,7 +107,7 @@ export class FileTokenStore implements TokenStore {
   async set(key: string, value: OAuthRecord): Promise<void> {
     await this.ensureDir();
     const file = this.fileFor(key);
-    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    const temp = `${file}.${randomHex(6)}.tmp`;
     try {
       await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
       await rename(temp, file);

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { McpError, serverLabel } from '../../../errors.js';
+import { nodeChildProcess } from '../../../util/lazy-builtins.js';
 
 /** The program that makes the sandbox on this machine, and what it can do here. */
 export type SandboxTool =
@@ -60,7 +60,7 @@ function lookUp(pathEnv: string, platform: NodeJS.Platform): SandboxTool | strin
 }
 
 function probe(bwrap: string): SandboxTool | string {
-  const run = (extra: string[]) => spawnSync(bwrap, [...extra, ...PROBE], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const run = (extra: string[]) => nodeChildProcess().spawnSync(bwrap, [...extra, ...PROBE], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const withUser = run(['--unshare-user']);
   if (withUser.status === 0) return { kind: 'bwrap', path: bwrap, userNamespace: true };
   const without = run([]);
