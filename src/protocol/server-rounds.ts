@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { McpError } from '../errors.js';
+import { mustBe } from '../util/check.js';
 import type { Progress } from './types.js';
 import { INVALID_PARAMS, rpcFailure } from './rpc-errors.js';
 import { asInputRequired } from './server.js';
@@ -200,7 +201,7 @@ export class InputRounds {
     };
     if (call.label !== label) throw fail(`${label}: the requestState belongs to ${call.label}`);
     if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
-      throw fail(`${label}: "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
+      throw fail(`${label}: ${mustBe('inputResponses', 'an object keyed by the input requests', inputResponses)}`);
     }
     call.answer((inputResponses ?? {}) as Record<string, unknown>);
     return call;
