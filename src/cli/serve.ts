@@ -9,7 +9,7 @@ import { prepareEnvironment } from './environment.js';
 import { packageVersion } from '../util/package-info.js';
 import { oneLine } from './format.js';
 import { gatewayToken } from './gateway-token.js';
-import { isLoopbackHost } from '../gateway/http-listener.js';
+import { isLoopbackHost } from '../gateway/loopback-host.js';
 import type { ClusterOptions } from '../share/cluster/options.js';
 import { type GatewayPrincipals, gatewayPrincipals } from '../share/principals/gateway-config.js';
 import { mustBe } from '../util/check.js';

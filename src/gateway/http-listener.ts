@@ -12,6 +12,7 @@ import { HttpServerChannel } from '../transport/server/http-server-channel.js';
 import type { Identity, JwtAuthOptions } from '../share/principals/jwt-front.js';
 import { readRequestBody } from '../transport/server/request-body.js';
 import { mustBe } from '../util/check.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 export interface HttpListenerOptions {
   /** Address to bind. Default `127.0.0.1` (loopback only). */
@@ -294,12 +295,6 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
       resolveClosed();
     })());
   return { url, closed, close };
-}
-
-/** Whether `host` (a bind address) is reachable from this machine only: 127.0.0.0/8, ::1, localhost. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

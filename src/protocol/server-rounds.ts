@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { McpError } from '../errors.js';
 import { mustBe } from '../util/check.js';
 import type { Progress } from './types.js';
 import { INVALID_PARAMS, rpcFailure } from './rpc-errors.js';
 import { asInputRequired } from './server.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 
 /** One question a backend asked during a call, waiting for the client's answer. */
 interface Question {
@@ -136,7 +136,7 @@ export class InputRounds {
   /** `newState`: how a `requestState` is made (in a cluster, sealed so any member routes the retry here). */
   constructor(
     readonly lifetimeMs: number,
-    private readonly newState: (lifetimeMs: number) => string = () => randomBytes(24).toString('base64url'),
+    private readonly newState: (lifetimeMs: number) => string = () => nodeCrypto().randomBytes(24).toString('base64url'),
   ) {}
 
   get size(): number {
