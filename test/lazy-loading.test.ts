@@ -73,7 +73,7 @@ function runRecorded(args: string[], options: { input?: string; endWhen?: (stdou
 }
 
 /**
- * The package is loaded as bundles (scripts/bundle.mjs): a loaded bundle or chunk stands for
+ * The package is loaded as bundles (scripts/build.mjs): a loaded bundle or chunk stands for
  * every source module it holds, named as tsc's output of it (`dist/<path>.js`) so that one
  * pattern reads both ways.
  */

@@ -32,17 +32,25 @@ beforeAll(async () => {
 it('builds dist/ on a git install and before packing (prepare)', () => {
   const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   // npm runs `prepare` after a git dependency's install (with its devDependencies) and before `npm pack`.
-  expect(scripts.prepare).toMatch(/tsc -p tsconfig\.build\.json/);
+  expect(scripts.prepare).toBe('npm run build');
+  // dist/ from scratch: the types and per-module output from tsc, then the bundles over the entries.
+  expect(scripts.build).toBe('node scripts/build.mjs');
 });
 
-it('holds the built JS and types, the adapters entry, the CLI, the example config and the LICENSE, and no sources or maps', () => {
+it('holds the built JS and types, the adapters entry, the CLI, the example config and the LICENSE, and no sources', () => {
   for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/adapters.js', 'dist/adapters.d.ts', 'dist/cli/main.js', 'examples/mcp.json', 'LICENSE', 'package.json']) {
     expect([file, existsSync(join(unpacked, file))]).toEqual([file, true]);
   }
   const top = readdirSync(unpacked).sort();
   expect(top).not.toContain('src');
   expect(top).not.toContain('test');
-  expect(readdirSync(join(unpacked, 'dist')).filter((f) => f.endsWith('.map'))).toEqual([]);
+  // The bundles' source maps only, each carrying its sources: debuggable without src/.
+  const maps = readdirSync(join(unpacked, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.map'));
+  expect(maps.filter((f) => !existsSync(join(unpacked, 'dist', f.replace(/\.map$/, ''))))).toEqual([]);
+  expect(maps.filter((f) => !/^(index|adapters|cli\/main|cli\/demo|share\/daemon\/main)\.js\.map$|^chunks\//.test(f))).toEqual([]);
+  const indexMap = JSON.parse(readFileSync(join(unpacked, 'dist/index.js.map'), 'utf8')) as { sources: string[]; sourcesContent: string[] };
+  expect(indexMap.sources.some((source) => source.endsWith('src/manager/manager.ts'))).toBe(true);
+  expect(indexMap.sourcesContent.length).toBe(indexMap.sources.length);
   expect(readFileSync(join(unpacked, 'LICENSE'), 'utf8')).toMatch(/MIT License/);
 });
 

@@ -40,7 +40,7 @@ describe('npm run bench -- --quick', () => {
     });
     const bench = run(process.execPath, ['--expose-gc', resolve(repoRoot, 'dist-bench/scripts/bench.js'), '--quick', '--out', out], {
       cwd: repoRoot,
-      timeout: 120_000,
+      timeout: 300_000,
     });
     const pid = bench.child.pid!;
     await bench;
@@ -79,5 +79,5 @@ describe('npm run bench -- --quick', () => {
     expect(readFileSync(join(out, 'RESULTS.md'), 'utf8')).toContain('| goal | measured | how | met |');
     expect(readFileSync(join(out, 'ratios.svg'), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>\n$/);
     expect(existsSync(committed) ? statSync(committed).mtimeMs : undefined).toBe(committedAt);
-  }, 300_000);
+  }, 480_000);
 });

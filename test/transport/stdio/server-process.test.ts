@@ -228,7 +228,9 @@ describe('close', () => {
     const elapsed = await closeTimed(server, 1000);
     expect(elapsed).toBeLessThan(1000 + 1000 + SLACK_MS);
     expect(isGone(grandchild)).toBe(true);
-    expect(registeredGroups()).not.toContain(server.pid);
+    // Unregistered once the group is seen empty: at close() on a quiet machine, by the
+    // watch that close() leaves when a loaded one reaps the group past its bound.
+    await waitUntil(() => !registeredGroups().includes(server.pid), 5000, 'the group to be unregistered');
   });
 
   test('watching a group whose leader is gone never blocks the event loop', async () => {

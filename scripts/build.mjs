@@ -1,11 +1,15 @@
 #!/usr/bin/env node
+// The package's build (`npm run build`): dist/ from scratch, tsc's output, then the bundles.
+//
 // Bundles each entry point of the package into one file (plus shared chunks, and one chunk
 // per dynamic import so what loads lazily still does), written over tsc's output of the
 // same entries in dist/. Loading a hundred small modules costs more than compiling one
 // file (issue 34); the layers stay separate in src/, and the source maps point there.
 // tsc's per-module output stays beside the bundles: the type declarations come from it,
 // and tests that reach into one internal module import it from there.
+import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -25,8 +29,12 @@ export const GROUPS = {
   daemon: { 'share/daemon/main': 'src/share/daemon/main.ts' },
 };
 
-// Chunk names carry a hash of their content: the last build's would pile up.
-rmSync(join(root, 'dist', 'chunks'), { recursive: true, force: true });
+// From scratch: tsc leaves the output of a deleted source behind, and chunk names carry a
+// hash of their content, so the last build's would pile up (and be packed).
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+
 const outputs = {};
 for (const [group, entries] of Object.entries(GROUPS)) Object.assign(outputs, (await bundle(group, entries)).metafile.outputs);
 
