@@ -4,19 +4,22 @@
 // the 2026 era beside the legacy era, and Streamable HTTP against the SDK v2 client.
 // Options: `--quick` (a smoke run of seconds), `--out DIR` (where results.json,
 // RESULTS.md and ratios.svg go; default bench/), `--only a,b` (some figure groups:
-// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon; no chart then).
+// throughput, latency, big, cold, many, search, metrics, era, http, startup, daemon, gateway, cluster, principal; no chart then).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { clusterFigure } from './bench/cluster.js';
 import { coldFigure } from './bench/cold.js';
 import { daemonFigure } from './bench/daemon.js';
 import { eraFigure, httpFigure } from './bench/era-http.js';
+import { eraGatewayFigure, gatewayFigure } from './bench/gateway.js';
 import { latencyFigure } from './bench/latency.js';
 import { manyFigure } from './bench/many.js';
 import { metricsFigure } from './bench/metrics-cost.js';
 import { ALL_CPUS, pin } from './bench/pin.js';
 import { placements } from './bench/placement.js';
+import { principalFigure } from './bench/principal.js';
 import { FULL, QUICK } from './bench/plan.js';
 import { collect } from './bench/procs.js';
 import { cpuTicks, machine, markdown, type Report, svgChart } from './bench/report.js';
@@ -27,7 +30,7 @@ import { packageVersion, repoRoot } from './bench/setup.js';
 import { chartGroups, checkTargets } from './bench/targets.js';
 import { bigFigure, throughputFigure } from './bench/throughput.js';
 
-const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon'] as const;
+const GROUPS = ['throughput', 'latency', 'big', 'cold', 'many', 'search', 'metrics', 'era', 'http', 'startup', 'daemon', 'gateway', 'cluster', 'principal'] as const;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
@@ -78,12 +81,19 @@ try {
     pin(where.split.host);
     metrics.push(...(await httpFigure(plan, where.split, log)));
   }
+  if (wanted('gateway')) {
+    pin(where.split.host);
+    metrics.push(...(await gatewayFigure(plan, where.split, log)));
+    metrics.push(...(await eraGatewayFigure(plan, where.split, log)));
+  }
   pin(ALL_CPUS);
   if (wanted('many')) metrics.push(...(await manyFigure(plan, log)));
   if (wanted('search')) metrics.push(...searchFigure(plan, log));
   if (wanted('metrics')) metrics.push(...(await metricsFigure(plan, log)));
   if (wanted('startup')) metrics.push(...(await startupFigure(plan, log)));
   if (wanted('daemon')) metrics.push(...(await daemonFigure(plan, log)));
+  if (wanted('cluster')) metrics.push(...(await clusterFigure(plan, log)));
+  if (wanted('principal')) metrics.push(...(await principalFigure(plan, where, log)));
 } finally {
   pin(ALL_CPUS);
   clearInterval(sampler);

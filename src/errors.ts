@@ -60,6 +60,8 @@ export interface McpErrorFields {
   status?: number;
   /** `rate-limited`: when the call may be tried again, in ms from now. */
   retryAfterMs?: number;
+  /** `auth-required` for a principal of an OAuth server: the URL to send that principal's user to. */
+  authorizationUrl?: string;
   cause?: unknown;
 }
 
@@ -78,6 +80,7 @@ export class McpError extends Error {
   declare readonly rpc?: RpcErrorData;
   declare readonly status?: number;
   declare readonly retryAfterMs?: number;
+  declare readonly authorizationUrl?: string;
 
   constructor(code: McpErrorCode, message: string, fields: McpErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -91,6 +94,7 @@ export class McpError extends Error {
     if (fields.rpc !== undefined) this.rpc = fields.rpc;
     if (fields.status !== undefined) this.status = fields.status;
     if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
+    if (fields.authorizationUrl !== undefined) this.authorizationUrl = fields.authorizationUrl;
   }
 }
 

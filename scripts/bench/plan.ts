@@ -33,6 +33,24 @@ export interface Plan {
   daemonClients: number;
   daemonRounds: number;
   daemonCalls: number;
+  /** Figures 12 and 13 (the gateway, issue 34): alternating rounds of every target; one run's seconds at 64 in flight; the warm-up's seconds. */
+  gatewayRounds: number;
+  gatewaySeconds: number;
+  gatewayWarmSeconds: number;
+  /** Sequential calls per block, and the block's bound in seconds (the peers answer tens of calls/s here). */
+  gatewayBlockCalls: number;
+  gatewayBlockSeconds: number;
+  /** Live backends to weigh one in the gateway's RSS; rounds of that. */
+  gatewayBackends: number;
+  gatewayMemoryRounds: number;
+  /** Servers configured for `tools/list` from a warm cache through the gateway; fresh gateways listing. */
+  gatewayListServers: number;
+  gatewayListRounds: number;
+  /** Figure 14 (cluster): servers each gateway calls; alternating rounds and sequential calls per round (×4 in flight); owner deaths measured each way. */
+  clusterServers: number;
+  clusterRounds: number;
+  clusterCalls: number;
+  clusterDeaths: number;
 }
 
 export const FULL: Plan = {
@@ -58,6 +76,19 @@ export const FULL: Plan = {
   daemonClients: 10,
   daemonRounds: 5,
   daemonCalls: 400,
+  gatewayRounds: 5,
+  gatewaySeconds: 0.3,
+  gatewayWarmSeconds: 0.4,
+  gatewayBlockCalls: 200,
+  gatewayBlockSeconds: 0.3,
+  gatewayBackends: 10,
+  gatewayMemoryRounds: 1,
+  gatewayListServers: 20,
+  gatewayListRounds: 5,
+  clusterServers: 10,
+  clusterRounds: 6,
+  clusterCalls: 400,
+  clusterDeaths: 3,
 };
 
 /** A smoke run of seconds: every figure, every client path, tiny counts. */
@@ -84,4 +115,17 @@ export const QUICK: Plan = {
   daemonClients: 2,
   daemonRounds: 1,
   daemonCalls: 20,
+  gatewayRounds: 1,
+  gatewaySeconds: 0.05,
+  gatewayWarmSeconds: 0.05,
+  gatewayBlockCalls: 20,
+  gatewayBlockSeconds: 0.1,
+  gatewayBackends: 2,
+  gatewayMemoryRounds: 1,
+  gatewayListServers: 4,
+  gatewayListRounds: 1,
+  clusterServers: 3,
+  clusterRounds: 2,
+  clusterCalls: 40,
+  clusterDeaths: 1,
 };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import { GATEWAY_NOTES } from './gateway-targets.js';
 import type { MetricSummary } from './runs.js';
 import type { ChartGroup, TargetResult } from './targets.js';
 
@@ -133,9 +134,18 @@ const NOTES = [
   '  absolute figures shrink and swing (calls/s by 5×), wall-time targets (construction, cached listing, tool search) fail',
   '  on waiting for a CPU, and the host CPU time rows show the work itself. Ratios of clients measured side by side hold',
   '  up better but not fully; re-run `npm run bench` on a quiet machine before quoting a figure.',
+  ...GATEWAY_NOTES,
+  '- **Principals** (figure 15): `manager.session({ principal })` calling a server run per principal (`"perPrincipal": true`)',
+  '  beside `manager.session()` calling the same echo server shared, each on a manager and a child of its own: sequential',
+  '  blocks pinned as figure 2, then 64 in flight pinned as figure 1, alternating.',
   '- What holds the missed targets, with profiles and what was tried: [PROFILE.md](PROFILE.md).',
   '- The figures of issue 6 that this bench no longer runs (cold listing of slow servers, shutdown, the SDK connecting 100',
   '  servers in turn, memory growth over 100k calls) are in the history of this file.',
+  '- **Cluster** (figure 14, issue 30): three `lazy-mcp serve --http` gateways and one `redis-server` on 127.0.0.1, not pinned.',
+  '  Processes: each gateway\'s client calls each of the servers, with `--cluster` and without. Owner or not: one echo server, its',
+  '  owner\'s gateway and another member\'s (relayed over the members\' HTTP) called alternately, sequential then 64 in flight.',
+  '  Deaths: the owner SIGKILLed; *death-seen* polls the survivors\' views with no calls (heartbeat expiry), *failover* calls',
+  '  through a survivor until the server answers on its next owner; a new member replaces each dead one. Skipped without redis-server.',
 ];
 
 const median = (values: readonly number[]) => {

@@ -15,7 +15,7 @@ function findRoot(from: string): string {
 }
 
 /** The fixtures the bench runs (with the helper they import). */
-const FIXTURES = ['bench-echo-server.mjs', 'bench-stubborn-server.mjs', 'slow-init.mjs', 'lib/mini-mcp.mjs'];
+const FIXTURES = ['bench-echo-server.mjs', 'bench-stubborn-server.mjs', 'slow-init.mjs', 'lib/mini-mcp.mjs', 'counts-starts.mjs'];
 let fixtureDir: string | undefined;
 
 /**

@@ -1,6 +1,9 @@
+import { clusterTargets } from './cluster-targets.js';
 import { MANAGER_CACHED, MANAGER_SANDBOXED, MANAGER_UNCACHED } from './cold.js';
 import { OWN, SHARED } from './daemon.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
+import { gatewayTargets } from './gateway-targets.js';
+import { PLAIN, PRINCIPAL } from './principal.js';
 import type { MetricSummary } from './runs.js';
 import { IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
 import { quantile } from './stats.js';
@@ -125,15 +128,16 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
   }
   if (has(metrics, 'era-inflight')) {
     const cost = 1 - m('era-inflight', ERA_2026) / m('era-inflight', ERA_LEGACY);
+    // Reported: the SDK v2 server's own 2026 path is the cost here; the target is figure 13's (gateway-targets.ts).
     out.push({
       id: 'era-meta',
-      goal: '2026 era: per-request _meta costs ≤ 5% throughput vs the legacy era (same SDK v2 server)',
+      goal: '2026 era: throughput cost vs the legacy era against the SDK v2 server (reported; the target is against our gateway)',
       measured: cost * 100,
       unit: '%',
-      basis: `1 − median era-inflight of ${ERA_2026} ÷ of ${ERA_LEGACY} (${(m('era-inflight', ERA_2026) / m('era-inflight', ERA_LEGACY)).toFixed(2)}×), 64 in flight, stdio`,
-      met: cost <= 0.05,
+      basis: `1 − median era-inflight of ${ERA_2026} ÷ of ${ERA_LEGACY} (${(m('era-inflight', ERA_2026) / m('era-inflight', ERA_LEGACY)).toFixed(2)}×), 64 in flight, stdio; host CPU per call ${m('era-inflight-cpu', ERA_2026).toFixed(0)} vs ${m('era-inflight-cpu', ERA_LEGACY).toFixed(0)} µs`,
+      met: null,
     });
-  } else out.push(notMeasured('era-meta', '2026 era: per-request _meta costs ≤ 5% throughput vs the legacy era (same SDK v2 server)', 'not measured: run without the era group'));
+  } else out.push(notMeasured('era-meta', '2026 era: throughput cost vs the legacy era against the SDK v2 server (reported)', 'not measured: run without the era group'));
   if (has(metrics, 'http-inflight')) {
     out.push(
       ratio('http', 'HTTP: our client ≥ 1.5× the SDK v2 client at 64 in flight, keep-alive reused', 'http-inflight', HTTP_OURS, HTTP_SDK2, 1.5, true,
@@ -145,8 +149,20 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
   } else {
     out.push(notMeasured('metrics', 'cost of manager.metrics()', 'not measured: manager.metrics() is not wired on this build (helper ops is wiring it); the hook is scripts/bench/metrics-cost.ts'));
   }
+  out.push(...gatewayTargets(metrics));
   if (has(metrics, 'startup')) out.push(...startupTargets(metrics));
   else out.push(notMeasured('startup-import', 'import of the package ≤ 2.5× node -e 0', 'not measured: run without the startup group'));
+  out.push(...clusterTargets(metrics));
+  if (has(metrics, 'principal-inflight')) {
+    out.push({
+      id: 'principal',
+      goal: "a principal's session against a plain one (issue 31): 64 in flight",
+      measured: m('principal-inflight', PRINCIPAL) / m('principal-inflight', PLAIN),
+      unit: 'x',
+      basis: `median principal-inflight of ${PRINCIPAL} ÷ of ${PLAIN}; sequential p50 ${m('principal-p50', PRINCIPAL).toFixed(0)} vs ${m('principal-p50', PLAIN).toFixed(0)} µs (${(m('principal-p50', PRINCIPAL) / m('principal-p50', PLAIN)).toFixed(2)}×)`,
+      met: null,
+    });
+  }
   return out;
 }
 

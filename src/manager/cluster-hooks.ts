@@ -85,11 +85,16 @@ export class ClusterHooks {
   /** Another member saw a list change, or applied a config: this one follows. */
   private heard(event: ClusterEvent): void {
     if (event.type === 'reload') {
+      // Only this call is not published again: reload reads the flag before it returns, so a
+      // reload of this member's own made while this one applies is still told to the others.
       this.fromCluster = true;
-      void this.host
-        .reload(event.config)
-        .catch((error: unknown) => this.log(`a config another member applied does not apply here: ${(error as Error).message}`))
-        .finally(() => (this.fromCluster = false));
+      let applying: Promise<unknown>;
+      try {
+        applying = this.host.reload(event.config);
+      } finally {
+        this.fromCluster = false;
+      }
+      void applying.catch((error: unknown) => this.log(`a config another member applied does not apply here: ${(error as Error).message}`));
       return;
     }
     const { pool } = this.host;

@@ -364,6 +364,24 @@ export class McpServerManager extends EventEmitter {
     slot.authorized();
   }
 
+  /**
+   * Completes an authorization whose URL a principal's `auth-required` handed out, with the
+   * redirect the host's own redirect URI (`oauth.redirectUri`) received: the tokens are
+   * stored for that principal and server only. (With the default loopback redirect URI the
+   * redirect completes it by itself.) Rejects `invalid-arguments` for a state no
+   * authorization waits for, `auth-required` when the authorization server refuses the code.
+   */
+  async completeLogin(redirected: string | URL): Promise<void> {
+    this.assertOpen();
+    let url: URL;
+    try {
+      url = new URL(redirected);
+    } catch (error) {
+      throw new McpError('invalid-arguments', `completeLogin's redirect must be a URL, got ${JSON.stringify(String(redirected)).slice(0, 200)}`, { phase: 'auth', cause: error });
+    }
+    await this.auth.completeLogin(url);
+  }
+
   /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */
   async restart(server: string): Promise<void> {
     this.assertOpen();
@@ -377,6 +395,7 @@ export class McpServerManager extends EventEmitter {
   shutdown(): Promise<void> {
     this.closing ??= (async () => {
       this.watcher?.close();
+      this.auth.close();
       this.sessions.closeAll();
       const grace = this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
       await this.table.stop(grace);

@@ -113,17 +113,18 @@ export class SlotTable {
     const host = slotHost(wiring, entry, current, this.recorder(entry.name), predecessor);
     slot = isInstanced(entry)
       ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
-          make: (instance, redact, principal) =>
+          make: (instance, redact, principal, values) =>
             new ServerSlot(
               instance,
               instanceSlotHost(
-                slotHost(wiring, instance, current, this.recorder(entry.name)),
+                slotHost(wiring, instance, current, this.recorder(entry.name), undefined, { template: entry, values, ...(principal === undefined ? {} : { principal }) }),
                 redact,
                 instance.kind === 'http' ? () => wiring.auth.providerFor(entry.name, instance.config, principal) : undefined,
               ),
             ),
           credentials: wiring.options.credentials,
           graceMs: wiring.options.shutdownGraceMs,
+          authorizationUrl: (config, principal) => wiring.auth.authorizationUrl(entry.name, config, principal),
         })
       : new ServerSlot(entry, host);
     return slot;

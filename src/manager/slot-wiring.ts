@@ -6,7 +6,7 @@ import type { ToolCatalog } from './catalog/tool-catalog.js';
 import type { ServerEntry } from './config/config.js';
 import type { ManagerEvents } from './events.js';
 import type { ManagerOptions } from './options.js';
-import type { Placement } from './pool/placement.js';
+import type { PlacedInstance, Placement } from './pool/placement.js';
 import type { SlotHost } from './pool/server-slot.js';
 import { type HostRouter, validateElicitation } from './scope/host-handlers.js';
 import { type PoolState, slotOf } from './scope/pool-state.js';
@@ -36,7 +36,7 @@ export interface SlotWiring {
  * and listings, its OAuth provider, the channel factory the placement picks for `entry`.
  * `current`: whether the slot is still the pool's (a reload may have replaced it).
  */
-export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>): SlotHost {
+export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>, instance?: PlacedInstance): SlotHost {
     return {
     metrics,
     get tracing() {
@@ -99,6 +99,6 @@ export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => 
       const entry = slotOf(wiring.pool, server).entry;
       return entry.kind === 'http' ? wiring.auth.providerFor(server, entry.config) : undefined;
     },
-    channels: wiring.placement.channelsFor(entry),
+    channels: wiring.placement.channelsFor(entry, instance),
   };
 }

@@ -14,6 +14,8 @@ export interface GatewayErrorData {
   rpc?: { code: number; message: string; data?: unknown };
   /** `rate-limited`: when the call may be tried again, in ms. */
   retryAfterMs?: number;
+  /** `auth-required` for a principal: the URL to send its user to. */
+  authorizationUrl?: string;
 }
 
 /** Failures of the caller's request (bad name, bad arguments): -32602, as MCP asks for an unknown tool. */
@@ -38,6 +40,7 @@ export function toRpcError(error: unknown): McpError {
     ...(error.phase === undefined ? {} : { phase: error.phase }),
     ...(error.rpc === undefined ? {} : { rpc: error.rpc }),
     ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    ...(error.authorizationUrl === undefined ? {} : { authorizationUrl: error.authorizationUrl }),
   };
   const code = CALLER_MISTAKES.has(error.code) ? INVALID_PARAMS : error.code === 'rpc-error' && error.rpc ? error.rpc.code : INTERNAL_ERROR;
   return new McpError(error.code, error.message, { server: error.server, phase: error.phase, rpc: { code, message: error.message, data }, cause: error });

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { McpError, serverLabel } from '../../errors.js';
-import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OAuthProviderOptions } from '../../transport/http/oauth/oauth-provider.js';
+import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OAuthProviderOptions, PendingAuthorization } from '../../transport/http/oauth/oauth-provider.js';
 import { authorizationContext, FileTokenStore, tokenStoreKey, type TokenStore } from '../../transport/http/oauth/token-store.js';
 import type { ResolvedRemoteServer } from '../config/config.js';
 import { defaultStateDir } from '../../util/state-dir.js';
 import { PrincipalTokenStore } from '../../share/principals/principal-tokens.js';
+import { PendingLogins } from './pending-logins.js';
 
 /** What the manager's options say about OAuth. */
 export interface PoolAuthOptions {
@@ -35,6 +36,7 @@ export interface LoginOptions {
  */
 export class PoolAuth {
   private store: TokenStore | undefined;
+  private readonly pending = new PendingLogins();
   private readonly providers = new Map<string, { url: string; provider: OAuthProvider }>();
 
   constructor(private readonly options: PoolAuthOptions) {}
@@ -75,6 +77,28 @@ export class PoolAuth {
     await provider.login({ authorize });
   }
 
+  /**
+   * The URL to send `principal`'s user to for `server` (a server run per principal, for
+   * which that principal holds no usable token), with the authorization kept in wait:
+   * its redirect stores the tokens for that principal and server only. Undefined for an
+   * entry without `oauth` or a machine client (nobody to send anywhere).
+   */
+  async authorizationUrl(server: string, config: ResolvedRemoteServer, principal: string): Promise<URL | undefined> {
+    const provider = this.providerFor(server, config, principal);
+    if (!provider || config.oauth?.grant === 'client_credentials') return undefined;
+    return this.pending.urlFor(`${server}\0${principal}\0${config.url}`, server, provider);
+  }
+
+  /** A redirect the host's own redirect URI received: completes the authorization in wait that handed its URL out. */
+  completeLogin(redirected: URL): Promise<{ server: string }> {
+    return this.pending.complete(redirected);
+  }
+
+  /** Gives up the authorizations in wait. Idempotent. */
+  close(): void {
+    this.pending.close();
+  }
+
   private tokenStore(): TokenStore {
     this.store ??= this.options.tokenStore ?? new FileTokenStore(join(this.options.stateDir ?? defaultStateDir(), 'oauth'));
     return this.store;
@@ -111,6 +135,10 @@ class DeferredOAuthProvider implements OAuthProvider {
 
   async login(options?: ProviderLoginOptions): Promise<void> {
     return (await this.loaded()).login(options);
+  }
+
+  async begin(options?: { redirectUri?: string }): Promise<PendingAuthorization> {
+    return (await this.loaded()).begin(options);
   }
 
   async logout(): Promise<void> {

@@ -16,7 +16,18 @@ import { type ChannelFactory, localChannels } from './channel-factory.js';
  *   (rendezvous hash of fingerprint and principal), this one or another.
  */
 export interface Placement {
-  channelsFor(entry: ServerEntry): ChannelFactory;
+  /** `instance`: the entry is one instance of a server run per principal or per session (see {@link PlacedInstance}). */
+  channelsFor(entry: ServerEntry, instance?: PlacedInstance): ChannelFactory;
+}
+
+/** One instance of a server run per principal (or per session, without `principal`). */
+export interface PlacedInstance {
+  /** The server's entry as configured, its `${principal:…}` placeholders unfilled: what members know it by. */
+  template: ServerEntry;
+  /** Whom it runs for; undefined for an instance per session, which stays with its session's member. */
+  principal?: string;
+  /** The credentials filled into the instance's entry. */
+  values: Record<string, string>;
 }
 
 export const localPlacement: Placement = { channelsFor: () => localChannels };
@@ -40,7 +51,12 @@ export function placementFor(shared: boolean | SharedOptions | undefined): Place
   return daemonPlacement(shared === true ? {} : shared);
 }
 
-/** Stdio servers on their owner in the cluster; `member` joins the cluster on first need (and loads its code). */
+/**
+ * Stdio servers on their owner in the cluster; `member` joins the cluster on first need (and
+ * loads its code). A per-principal instance is owned by the member with the highest hash of
+ * (the template's fingerprint, the principal, member id), which starts it with the
+ * principal's credentials, carried sealed; a per-session instance stays with its session.
+ */
 export function clusterPlacement(member: () => Promise<ClusterMember>): Placement {
   const cluster: ChannelFactory = {
     async open(entry, { options, signal }) {
@@ -48,6 +64,19 @@ export function clusterPlacement(member: () => Promise<ClusterMember>): Placemen
       return (await member()).open(entry.name, entry.config, options, signal);
     },
   };
-  // A sandboxed entry runs where it is called, in its sandbox: its paths are this machine's.
-  return { channelsFor: (entry) => (entry.kind === 'stdio' && !entry.config.sandbox ? cluster : localChannels) };
+  const instanceOf = (instance: PlacedInstance & { principal: string }): ChannelFactory => ({
+    async open(entry, { options, signal }) {
+      const template = instance.template;
+      if (template.kind !== 'stdio') return localChannels.open(entry, { options, signal });
+      return (await member()).open(entry.name, template.config, options, signal, { principal: instance.principal, values: instance.values });
+    },
+  });
+  return {
+    // A sandboxed entry runs where it is called, in its sandbox: its paths are this machine's.
+    channelsFor: (entry, instance) => {
+      if (entry.kind !== 'stdio' || entry.config.sandbox) return localChannels;
+      if (!instance) return cluster;
+      return instance.principal === undefined ? localChannels : instanceOf(instance as PlacedInstance & { principal: string });
+    },
+  };
 }

@@ -6,6 +6,8 @@ import type { ConnectOptions } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
 import { INVALID_PARAMS, SESSION_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { sharedSpec } from '../daemon/open-shared.js';
+import { fillStdioConfig } from '../principals/entry-fields.js';
+import { CREDENTIALS_HEADER, type InstanceRef, openInstance, sealInstance } from './instance-ref.js';
 import type { AttachParams } from '../daemon/wire.js';
 import { clusterFingerprint } from './fingerprint.js';
 import { forwardRequest } from './forward.js';
@@ -62,7 +64,8 @@ export class ClusterMember {
     this.manifests = new RedisManifestStore(redis, options.prefix, (_server, message, error) => hooks.log(error ? `${message}: ${(error as Error).message}` : message));
     this.tokens = new RedisTokenStore(redis, options.prefix, options.keys.store);
     this.host = new OwnerHost(options.keys.auth, {
-      attachParams: (fp) => this.attachParams(fp),
+      attachParams: (fp, instance) => this.attachParams(fp, instance),
+      openInstance: (sealed) => openInstance(options.keys.seal, sealed),
       owns: (fp, principal) => this.owns(fp, principal),
       log: (line) => hooks.log(line),
     });
@@ -112,23 +115,29 @@ export class ClusterMember {
   /**
    * A stdio server's channel, wherever the cluster places it: this member's own process of
    * it when this member owns it, else MCP over HTTP to its owner. Refuses with
-   * `unavailable` when the view of the cluster cannot be trusted (Redis away).
+   * `unavailable` when the view of the cluster cannot be trusted (Redis away). With
+   * `instance` (a server run per principal, `config` its template): placed by the
+   * principal too, and started with the principal's credentials, which travel to the
+   * owner sealed with the cluster secret.
    */
-  async open(name: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal, principal = ''): Promise<Channel> {
+  async open(name: string, config: ResolvedServer, options: ConnectOptions, signal: AbortSignal, instance?: InstanceRef): Promise<Channel> {
     const fingerprint = clusterFingerprint(config, options);
+    const principal = instance?.principal ?? '';
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw new McpError('closed', `${serverLabel(name)}the manager was shut down`, { server: name });
       const owner = this.ownerOf(name, fingerprint, principal);
       if (owner.id === this.id) {
-        const params = this.attachParams(fingerprint, { name, config, options });
-        return new PlacedChannel(await this.host.attachLocal(fingerprint, params!), name, 'this member', () => undefined);
+        const params = this.attachParams(fingerprint, instance, { name, config, options });
+        return new PlacedChannel(await this.host.attachLocal(fingerprint, params!, instance), name, 'this member', () => undefined);
       }
       const verdict = await this.probe(owner, fingerprint, principal);
       if (verdict === 'owns') {
         const { createHttpChannel } = await import('../../transport/http/create-http-channel.js');
         const url = `${owner.url}${INTERNAL_PREFIX}s/${fingerprint}`;
+        const headers: Record<string, string> = { authorization: `Bearer ${this.options.keys.auth}`, 'x-lazy-mcp-principal': encodeURIComponent(principal) };
+        if (instance) headers[CREDENTIALS_HEADER] = sealInstance(this.options.keys.seal, instance);
         const channel = await createHttpChannel(
-          { transport: 'http', url, shownUrl: url, headers: { authorization: `Bearer ${this.options.keys.auth}`, 'x-lazy-mcp-principal': encodeURIComponent(principal) } },
+          { transport: 'http', url, shownUrl: url, headers },
           { name, signal, ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }) },
         );
         return new PlacedChannel(channel, name, owner.url, (reason) => {
@@ -179,11 +188,20 @@ export class ClusterMember {
     }
   }
 
-  private attachParams(fingerprint: string, known?: { name: string; config: ResolvedServer; options: ConnectOptions }): AttachParams | undefined {
+  /**
+   * How this member runs the server of `fingerprint` (its own config's entry of that
+   * fingerprint, or `known`); for an instance, the entry filled with its credentials.
+   * Undefined when there is no such entry, or when an instance and the entry disagree on
+   * whether it runs per principal.
+   */
+  private attachParams(fingerprint: string, instance?: InstanceRef, known?: { name: string; config: ResolvedServer; options: ConnectOptions }): AttachParams | undefined {
     let found = known;
     if (!found) for (const server of this.hooks.servers()) if (clusterFingerprint(server.config, server.options) === fingerprint) found = server;
     if (!found) return undefined;
-    const { name, config, options } = found;
+    const perPrincipal = found.config.instances?.mode === 'per-principal';
+    if (perPrincipal !== (instance !== undefined)) return undefined;
+    const { name, options } = found;
+    const config = instance ? fillStdioConfig(found.config, instance.values) : found.config;
     const timeout = config.timeout ?? options.timeout;
     return {
       // Attached in this process: no socket hello, so no version or daemon secret to prove.

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpError } from '../../errors.js';
 import { HttpServerChannel } from '../../transport/server/http-server-channel.js';
@@ -10,6 +10,7 @@ import { SharedServer } from '../daemon/shared-server.js';
 import type { AttachParams } from '../daemon/wire.js';
 import { CountedChannel } from './relay-channels.js';
 import { readRequestBody } from '../../transport/server/request-body.js';
+import { CREDENTIALS_HEADER, type InstanceRef } from './instance-ref.js';
 
 /** Where the internal endpoint of each server lives on a member: `<advertise>/.lazy-mcp/cluster/s/<fingerprint>`. */
 export const INTERNAL_PREFIX = '/.lazy-mcp/cluster/';
@@ -22,8 +23,10 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What the host asks of its member. */
 export interface OwnerHooks {
-  /** The server of this member's config with this fingerprint, as it would run it; undefined if none. */
-  attachParams(fingerprint: string): AttachParams | undefined;
+  /** The server of this member's config with this fingerprint, as it would run it (for `instance`, filled with its credentials); undefined if none. */
+  attachParams(fingerprint: string, instance?: InstanceRef): AttachParams | undefined;
+  /** The instance a member's sealed credentials header names; undefined when forged or expired. */
+  openInstance(sealed: string): InstanceRef | undefined;
   /** Whether this member owns the fingerprint now (false too while the view cannot be trusted). */
   owns(fingerprint: string, principal?: string): boolean;
   log(line: string): void;
@@ -40,7 +43,10 @@ interface Attached {
  * over MCP Streamable HTTP on the internal endpoint, authenticated with the cluster secret.
  */
 export class OwnerHost {
+  /** By fingerprint, or for an instance by fingerprint and a digest of its principal and credentials (see {@link runKey}). */
   private readonly servers = new Map<string, SharedServer>();
+  /** What each server is placed by, for a rebalance. */
+  private readonly placed = new WeakMap<SharedServer, { fingerprint: string; principal: string }>();
   private readonly attached = new Map<SharedServer, Set<Attached>>();
   /** Internal HTTP sessions, by their id. */
   private readonly httpSessions = new Map<string, HttpServerChannel>();
@@ -58,8 +64,8 @@ export class OwnerHost {
   }
 
   /** This member's own slot's channel to a server it owns. */
-  async attachLocal(fingerprint: string, params: AttachParams): Promise<Channel> {
-    const server = this.serverFor(fingerprint, params);
+  async attachLocal(fingerprint: string, params: AttachParams, instance?: InstanceRef): Promise<Channel> {
+    const server = this.serverFor(fingerprint, params, instance);
     const client = await server.ready();
     const [ours, theirs] = createMemoryChannelPair();
     this.attach(server, client, theirs);
@@ -103,13 +109,19 @@ export class OwnerHost {
     const sse = (req.headers.accept ?? '').includes('text/event-stream');
     if (channel) return channel.accept(message, res, sse);
     if ((message as { method?: unknown }).method !== 'initialize') return refuse(res, 400, 'Bad Request: no Mcp-Session-Id; send initialize first');
-    const params = this.hooks.attachParams(fingerprint);
-    if (!params) return refuse(res, 404, `this member's config has no server with fingerprint ${fingerprint}: the members' configs differ`);
-    if (!this.hooks.owns(fingerprint, decodeURIComponent(header(req, 'x-lazy-mcp-principal') ?? '')) && !this.servers.has(fingerprint)) {
+    const principal = decodeURIComponent(header(req, 'x-lazy-mcp-principal') ?? '');
+    const sealed = header(req, CREDENTIALS_HEADER);
+    const instance = sealed === undefined ? undefined : this.hooks.openInstance(sealed);
+    if (sealed !== undefined && (instance === undefined || instance.principal !== principal)) {
+      return refuse(res, 400, `the instance credentials (${CREDENTIALS_HEADER}) are forged, expired or for another principal: refused`);
+    }
+    const params = this.hooks.attachParams(fingerprint, instance);
+    if (!params) return refuse(res, 404, `this member's config has no ${instance ? 'per-principal ' : ''}server with fingerprint ${fingerprint}: the members' configs differ`);
+    if (!this.hooks.owns(fingerprint, principal) && !this.servers.has(runKey(fingerprint, instance))) {
       return refuse(res, 421, `this member does not own server "${params.name}" (${fingerprint}) in its view of the cluster; place it again`);
     }
     let client;
-    const server = this.serverFor(fingerprint, params);
+    const server = this.serverFor(fingerprint, params, instance);
     try {
       client = await server.ready();
     } catch (error) {
@@ -133,21 +145,23 @@ export class OwnerHost {
     set.add(entry);
   }
 
-  private serverFor(fingerprint: string, params: AttachParams): SharedServer {
+  private serverFor(fingerprint: string, params: AttachParams, instance?: InstanceRef): SharedServer {
     if (this.closed) throw new McpError('closed', `server "${params.name}": this cluster member is shutting down`, { server: params.name });
-    let server = this.servers.get(fingerprint);
+    const key = runKey(fingerprint, instance);
+    let server = this.servers.get(key);
     if (!server) {
       server = new SharedServer(
-        fingerprint,
+        key,
         params,
         LINGER_MS,
         (gone) => {
-          if (this.servers.get(fingerprint) === gone) this.servers.delete(fingerprint);
+          if (this.servers.get(key) === gone) this.servers.delete(key);
           this.attached.delete(gone);
         },
         this.hooks.log,
       );
-      this.servers.set(fingerprint, server);
+      this.servers.set(key, server);
+      this.placed.set(server, { fingerprint, principal: instance?.principal ?? '' });
     }
     return server;
   }
@@ -157,8 +171,9 @@ export class OwnerHost {
    * it end, within DRAIN_MS) and stops; its members re-place it at their next use.
    */
   rebalance(): void {
-    for (const [fingerprint, server] of this.servers) {
-      if (this.hooks.owns(fingerprint) || this.draining.has(server)) continue;
+    for (const server of this.servers.values()) {
+      const { fingerprint, principal } = this.placed.get(server)!;
+      if (this.hooks.owns(fingerprint, principal) || this.draining.has(server)) continue;
       this.draining.add(server);
       void this.drain(server).finally(() => this.draining.delete(server));
     }
@@ -182,6 +197,16 @@ export class OwnerHost {
   private authorized(value: string | undefined): boolean {
     return bearerIs(value, this.auth);
   }
+}
+
+/**
+ * What a running server is kept under: its fingerprint, and for an instance a digest of its
+ * principal and credentials (one process per principal and credentials; neither shown in logs).
+ */
+export function runKey(fingerprint: string, instance?: InstanceRef): string {
+  if (!instance) return fingerprint;
+  const digest = createHash('sha256').update(JSON.stringify([instance.principal, Object.entries(instance.values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])).digest('hex').slice(0, 16);
+  return `${fingerprint}-${digest}`;
 }
 
 /** Whether an Authorization header carries exactly this bearer token (compared in constant time). */

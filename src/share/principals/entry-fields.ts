@@ -109,6 +109,12 @@ export function fillPlaceholders(value: string, fill: (name: string) => string):
   return value.replace(PLACEHOLDER, (_m, name: string) => fill(name));
 }
 
+/** A stdio entry's config for one instance: its `env` values and `args` with the principal's credentials filled in. */
+export function fillStdioConfig<C extends { env?: Readonly<Record<string, string>>; args?: readonly string[] }>(config: C, values: Record<string, string>): C {
+  const fill = (text: string) => fillPlaceholders(text, (name) => values[name] ?? '');
+  return { ...config, env: Object.fromEntries(Object.entries(config.env ?? {}).map(([k, v]) => [k, fill(v)])), args: (config.args ?? []).map(fill) };
+}
+
 function problem(field: string, message: string): FieldProblem {
   return { field, message };
 }

@@ -4,18 +4,24 @@ import type { CallOptions } from '../../protocol/types.js';
 import type { ResolvedRemoteServer, ResolvedServer, ServerEntry } from '../../manager/config/config.js';
 import { type RequestLabel, ServerSlot, type ServerState, type ServerStatus, type SlotHost, type SlotRequest } from '../../manager/pool/server-slot.js';
 import { credentialsFor } from './credentials.js';
-import { fillPlaceholders, type InstanceSpec } from './entry-fields.js';
+import { fillPlaceholders, fillStdioConfig, type InstanceSpec } from './entry-fields.js';
 import { type CredentialsResolver, currentScope, type Principal, type PrincipalScope } from './principal-scope.js';
 import { type Redactor, redactError, redactorOf } from './redact.js';
 import { sha256 } from '../../util/lazy-builtins.js';
 
 /** What an instanced slot needs from the manager. */
 export interface InstanceHost {
-  /** A slot for one instance's entry (same server name); `redact` hides its credentials in what it reports. */
-  make(entry: ServerEntry, redact: Redactor, principal: string | undefined): ServerSlot;
+  /**
+   * A slot for one instance's entry (same server name); `redact` hides its credentials in
+   * what it reports. `principal` (per-principal instances) and `values` (the credentials
+   * filled in) let a cluster place the instance by its principal and start it on its owner.
+   */
+  make(entry: ServerEntry, redact: Redactor, principal: string | undefined, values: Record<string, string>): ServerSlot;
   credentials?: CredentialsResolver;
   /** Grace for an evicted instance's stop, in ms. */
   graceMs?: number;
+  /** The URL to send `principal`'s user to for this server's OAuth (an authorization kept in wait); undefined when there is none. */
+  authorizationUrl?(config: ResolvedRemoteServer, principal: string): Promise<URL | undefined>;
 }
 
 const ALIVE: ReadonlySet<ServerState> = new Set(['starting', 'ready']);
@@ -71,32 +77,54 @@ export class InstancedSlot extends ServerSlot {
   }
 
   override run<T, R = T>(request: SlotRequest<T, R> | SlotRequest<T, R>['send'], options: CallOptions = {}, label?: RequestLabel): Promise<R> {
-    return this.instance().then((slot) => slot.run(request, options, label).catch((error: unknown) => Promise.reject(this.redacted(slot, error))));
+    const who = currentScope()?.principal;
+    return this.instance().then((slot) => slot.run(request, options, label).catch(async (error: unknown) => Promise.reject(await this.failure(slot, error, who))));
   }
 
   override ready(): Promise<McpClient> {
-    return this.instance().then((slot) => slot.ready().catch((error: unknown) => Promise.reject(this.redacted(slot, error))));
+    const who = currentScope()?.principal;
+    return this.instance().then((slot) => slot.ready().catch(async (error: unknown) => Promise.reject(await this.failure(slot, error, who))));
+  }
+
+  /**
+   * An instance's failure as its caller sees it: without the credentials, and for an OAuth
+   * server's `auth-required`, naming whose authorization is missing and the URL to send
+   * that principal's user to (a login kept in wait for that principal and server).
+   */
+  private async failure(slot: ServerSlot, error: unknown, who: Principal | undefined): Promise<unknown> {
+    const out = this.redacted(slot, error);
+    const principal = this.principals.get(slot);
+    if (!(out instanceof McpError) || out.code !== 'auth-required' || principal === undefined || this.entry.kind !== 'http') return out;
+    let url: URL | undefined;
+    if (who?.id === principal && this.owner.authorizationUrl) {
+      // Without a URL (discovery failed, a machine client) the caller is still told how to log in.
+      url = await Promise.resolve()
+        .then(() => this.owner.authorizationUrl!(this.loginConfig(who), principal))
+        .catch(() => undefined);
+    }
+    const how = url ? `send the user to ${url.href}` : `manager.login(${JSON.stringify(this.name)}, { principal: { id: ${JSON.stringify(principal)} } })`;
+    return new McpError('auth-required', `${out.message} (principal ${JSON.stringify(principal)}: ${how})`, {
+      server: this.name,
+      ...(out.phase === undefined ? {} : { phase: out.phase }),
+      ...(out.status === undefined ? {} : { status: out.status }),
+      ...(url ? { authorizationUrl: url.href } : {}),
+      cause: out,
+    });
   }
 
   private redacted(slot: ServerSlot, error: unknown): unknown {
     const redact = this.redactors.get(slot);
-    const out = redact ? redactError(error, redact) : error;
-    const principal = this.principals.get(slot);
-    if (!(out instanceof McpError) || out.code !== 'auth-required' || principal === undefined || this.entry.kind !== 'http') return out;
-    // Authorization is per principal: say whose, and how to log them in.
-    return new McpError('auth-required', `${out.message} (principal ${JSON.stringify(principal)}: manager.login(${JSON.stringify(this.name)}, { principal: { id: ${JSON.stringify(principal)} } }))`, {
-      server: this.name,
-      ...(out.phase === undefined ? {} : { phase: out.phase }),
-      ...(out.status === undefined ? {} : { status: out.status }),
-      cause: out,
-    });
+    return redact ? redactError(error, redact) : error;
   }
 
   /** The instance of the work in flight, or every alive one for the manager's own restart. */
   override async restart(): Promise<void> {
     if (super.state === 'closed') throw closedError(this.name);
     const own = this.peek();
-    if (own) return own.restart().catch((error: unknown) => Promise.reject(this.redacted(own, error)));
+    if (own) {
+      const who = currentScope()?.principal;
+      return own.restart().catch(async (error: unknown) => Promise.reject(await this.failure(own, error, who)));
+    }
     await Promise.all([...this.instances.values()].filter((s) => ALIVE.has(s.state)).map((s) => s.restart()));
   }
 
@@ -141,7 +169,7 @@ export class InstancedSlot extends ServerSlot {
     this.evict(this.spec.maxInstances - 1);
     const redact = redactorOf(values);
     const principal = this.spec.mode === 'per-principal' ? scope?.principal?.id : undefined;
-    const slot = this.owner.make(instanceEntry(this.entry as ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, this.spec, values), redact, principal);
+    const slot = this.owner.make(instanceEntry(this.entry as ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, this.spec, values), redact, principal, values);
     this.principals.set(slot, principal);
     this.redactors.set(slot, redact);
     this.instances.set(key, slot);
@@ -224,13 +252,7 @@ function keyOf(spec: InstanceSpec, scope: PrincipalScope | undefined, values: Re
 /** The entry of one instance: the template with its placeholders filled. */
 function instanceEntry(entry: ServerEntry & { config: ResolvedServer | ResolvedRemoteServer }, spec: InstanceSpec, values: Record<string, string>): ServerEntry {
   const fill = (text: string) => fillPlaceholders(text, (name) => values[name] ?? '');
-  if (entry.kind === 'stdio') {
-    const config = entry.config;
-    return {
-      ...entry,
-      config: { ...config, env: Object.fromEntries(Object.entries(config.env ?? {}).map(([k, v]) => [k, fill(v)])), args: (config.args ?? []).map(fill) },
-    };
-  }
+  if (entry.kind === 'stdio') return { ...entry, config: fillStdioConfig(entry.config as ResolvedServer, values) };
   const config = entry.config as ResolvedRemoteServer;
   const url = spec.url === undefined ? config.url : new URL(fillPlaceholders(spec.url, (name) => encodeURIComponent(values[name] ?? ''))).href;
   return {

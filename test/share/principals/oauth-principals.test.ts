@@ -37,7 +37,7 @@ describe('OAuth per principal', () => {
     expect(keys[0]).toMatch(/^principal:[A-Za-z0-9_-]{32} gh http:\/\/127\.0\.0\.1:\d+\//);
     expect(keys[0]).not.toContain('alice');
     const refused = await bob.callServerTool('gh', 'whoami').catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: 'auth-required', server: 'gh', message: expect.stringContaining('(principal "bob": manager.login("gh", { principal: { id: "bob" } }))') });
+    expect(refused).toMatchObject({ code: 'auth-required', server: 'gh', message: expect.stringContaining('(principal "bob": send the user to http://127.0.0.1:'), authorizationUrl: expect.stringContaining('/authorize?') });
     await expect(manager.callServerTool('gh', 'whoami')).rejects.toMatchObject({ code: 'auth-required' });
     await expect(manager.login('gh', { principal: { id: 'x' }, openUrl: browse })).resolves.toBeUndefined();
   });

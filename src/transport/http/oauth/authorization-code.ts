@@ -23,12 +23,53 @@ export interface CodeGrant {
   authorize: Authorize;
 }
 
+/** An authorization begun by `OAuthProvider.begin`: its URL is out, its redirect not yet back. */
+export interface PendingAuthorization {
+  /** Where to send the user (client_id, redirect_uri, PKCE challenge, state, resource, scope). */
+  url: URL;
+  /** The state the redirect must carry back. */
+  state: string;
+  /** The redirect URI the URL names. */
+  redirectUri: string;
+  /** Takes the redirect (state and issuer checked), exchanges the code and stores the tokens. */
+  complete(redirected: URL): Promise<void>;
+}
+
+/** One authorization code grant begun: the URL to send the user to, and the step that takes the redirect back. */
+export interface StartedCodeGrant {
+  /** The authorization URL (PKCE challenge, state, resource), checked to be https (http on loopback). */
+  url: URL;
+  /** The `state` the URL carries, which the redirect must bring back. */
+  state: string;
+  /** Checks the redirect (state, issuer, errors) and exchanges its code for tokens. */
+  finish(redirected: URL): Promise<oauth.TokenEndpointResponse>;
+}
+
 /**
  * The authorization code flow with PKCE (RFC 7636), after discovery and registration: the
  * authorization URL the host opens, the redirect it brings back (state and issuer checked),
  * and the code exchanged for tokens.
  */
 export async function authorizationCodeGrant(http: OAuthHttp, request: CodeGrant): Promise<oauth.TokenEndpointResponse> {
+  const grant = await startCodeGrant(http, request);
+  let redirected: URL;
+  try {
+    redirected = await request.authorize(grant.url, request.server);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    throw authError(http, 'auth-required', `the authorization was not completed (${(error as Error)?.message ?? String(error)}); ${loginHint(request.server)}`, {
+      cause: error,
+    });
+  }
+  return grant.finish(redirected);
+}
+
+/**
+ * The first half of {@link authorizationCodeGrant}: the URL, with the verifier and state kept
+ * in the returned step, so the redirect may come back later and by another road (a session's
+ * `auth-required` hands the URL out; its user's redirect completes it).
+ */
+export async function startCodeGrant(http: OAuthHttp, request: Omit<CodeGrant, 'authorize'>): Promise<StartedCodeGrant> {
   const { as, client } = request;
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -44,27 +85,19 @@ export async function authorizationCodeGrant(http: OAuthHttp, request: CodeGrant
 
   // Checked with the metadata already; again here, as this URL is what a browser (or the host) opens.
   assertSecure(http, url, 'authorization endpoint');
-  let redirected: URL;
-  try {
-    redirected = await request.authorize(url, request.server);
-  } catch (error) {
-    if (error instanceof McpError) throw error;
-    throw authError(http, 'auth-required', `the authorization was not completed (${(error as Error)?.message ?? String(error)}); ${loginHint(request.server)}`, {
-      cause: error,
-    });
-  }
-  const tokenUrl = new URL(as.token_endpoint as string);
-  let result: oauth.TokenEndpointResponse;
-  try {
-    // Checks state and, when present or promised, the issuer (RFC 9207) before the code is used.
-    const params = oauth.validateAuthResponse(as, libraryClient(client), redirected, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), await request.auth(), params, request.redirectUri, verifier, {
-      ...libraryOptions(http, tokenUrl),
-      additionalParameters: { resource: request.resource },
-    });
-    result = await oauth.processAuthorizationCodeResponse(as, libraryClient(client), response);
-  } catch (error) {
-    throw fromLibraryError(http, error, 'authorization response', tokenUrl);
-  }
-  return result;
+  const finish = async (redirected: URL): Promise<oauth.TokenEndpointResponse> => {
+    const tokenUrl = new URL(as.token_endpoint as string);
+    try {
+      // Checks state and, when present or promised, the issuer (RFC 9207) before the code is used.
+      const params = oauth.validateAuthResponse(as, libraryClient(client), redirected, state);
+      const response = await oauth.authorizationCodeGrantRequest(as, libraryClient(client), await request.auth(), params, request.redirectUri, verifier, {
+        ...libraryOptions(http, tokenUrl),
+        additionalParameters: { resource: request.resource },
+      });
+      return await oauth.processAuthorizationCodeResponse(as, libraryClient(client), response);
+    } catch (error) {
+      throw fromLibraryError(http, error, 'authorization response', tokenUrl);
+    }
+  };
+  return { url, state, finish };
 }

@@ -2,7 +2,7 @@ import type { webcrypto } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { McpError } from '../../../errors.js';
 import type { AuthProvider } from '../auth-provider.js';
-import { type Authorize, authorizationCodeGrant } from './authorization-code.js';
+import { type Authorize, authorizationCodeGrant, type CodeGrant, type PendingAuthorization, startCodeGrant } from './authorization-code.js';
 import { parseBearerChallenge, type BearerChallenge } from './bearer-challenge.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { clientAuth, libraryClient, resolveClient, type OAuthConfig } from './client-registration.js';
@@ -14,7 +14,7 @@ import { loopbackRedirectUri } from './loopback-authorize.js';
 import { chooseScopes, splitScopes, storedTokens, union } from './scopes.js';
 import { authorizationContext, tokenStoreKey, type OAuthRecord, type TokenStore } from './token-store.js';
 
-export type { Authorize } from './authorization-code.js';
+export type { Authorize, PendingAuthorization } from './authorization-code.js';
 
 export interface OAuthProviderOptions {
   /** The server's name, in messages and in the token store key. */
@@ -57,6 +57,12 @@ export interface OAuthProvider extends AuthProvider {
   readonly server: string;
   /** Runs the whole authorization flow now through `authorize`; resolves once tokens are stored. */
   login(options?: LoginOptions): Promise<void>;
+  /**
+   * Begins the authorization code flow without waiting for the user: discovery, registration
+   * and the URL with its PKCE verifier and state kept; the redirect, whenever it comes,
+   * goes to `complete`. Refused for a machine client (`client_credentials`), which has no user.
+   */
+  begin(options?: { redirectUri?: string }): Promise<PendingAuthorization>;
   /** Whether tokens are held for the server (they may still be expired or revoked). */
   hasTokens(): Promise<boolean>;
   /** A hash of the access token requests go out with now ('' with none): the authorization context. */
@@ -163,6 +169,22 @@ class McpOAuthProvider implements OAuthProvider {
     while (this.flight) await this.flight.catch(() => {});
     await this.exclusive(() => this.authorizeFlow(authorize, undefined, options.redirectUri));
     this.stepUps.clear();
+  }
+
+  async begin(options: { redirectUri?: string } = {}): Promise<PendingAuthorization> {
+    if (this.machine) throw authError(this.http, 'invalid-arguments', 'uses the client credentials grant ("grant": "client_credentials"): there is no user to send to an authorization URL');
+    const prepared = await this.prepareCodeGrant(undefined, options.redirectUri);
+    const grant = await startCodeGrant(this.http, prepared.request);
+    return {
+      url: grant.url,
+      state: grant.state,
+      redirectUri: prepared.request.redirectUri,
+      complete: async (redirected) => {
+        while (this.flight) await this.flight.catch(() => {});
+        await this.exclusive(async () => this.granted(prepared.base, await grant.finish(redirected), prepared.request.scope));
+        this.stepUps.clear();
+      },
+    };
   }
 
   /**
@@ -324,6 +346,12 @@ class McpOAuthProvider implements OAuthProvider {
 
   /** The authorization code flow with PKCE, from discovery to stored tokens. */
   private async authorizeFlow(authorize: Authorize, scopes: Set<string> | undefined, redirectOverride?: string): Promise<void> {
+    const { base, request } = await this.prepareCodeGrant(scopes, redirectOverride);
+    await this.granted(base, await authorizationCodeGrant(this.http, { ...request, authorize }), request.scope);
+  }
+
+  /** Discovery and registration for a code grant: what the grant asks for, and the record its tokens complete. */
+  private async prepareCodeGrant(scopes: Set<string> | undefined, redirectOverride?: string): Promise<{ base: OAuthRecord; request: Omit<CodeGrant, 'authorize'> }> {
     const { challenge, discovered, earlier, issuer, as } = await this.discover();
     const redirectUri = redirectOverride ?? this.options.redirectUri ?? this.config.redirectUri ?? (await loopbackRedirectUri());
     const client = await resolveClient(
@@ -340,8 +368,7 @@ class McpOAuthProvider implements OAuthProvider {
     if (client !== earlier?.client) await this.save(kept ? { ...base, tokens: kept } : base);
 
     const scope = [...union(scopes ?? chooseScopes(challenge, discovered, this.config), this.wanted)].join(' ');
-    const result = await authorizationCodeGrant(this.http, { as, client, auth: async () => clientAuth(client, await this.signingKey()), redirectUri, resource: discovered.resource, scope, server: this.server, authorize });
-    await this.granted(base, result, scope);
+    return { base, request: { as, client, auth: async () => clientAuth(client, await this.signingKey()), redirectUri, resource: discovered.resource, scope, server: this.server } };
   }
 
   /** Stores what a grant gave; the scopes it granted are no longer wanted. */
