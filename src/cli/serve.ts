@@ -12,6 +12,7 @@ import { gatewayToken } from './gateway-token.js';
 import { isLoopbackHost } from '../gateway/loopback-host.js';
 import type { ClusterOptions } from '../share/cluster/options.js';
 import { type GatewayPrincipals, gatewayPrincipals } from '../share/principals/gateway-config.js';
+import { mustBe } from '../util/check.js';
 
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude
 Code, Cursor or VS Code
@@ -239,13 +240,13 @@ function gatewaySection(path: string): GatewaySection {
   }
   const section = (parsed as { gateway?: unknown } | undefined)?.gateway;
   if (section === undefined) return {};
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new UsageError(`${path}: "gateway" must be an object, got ${JSON.stringify(section)}`);
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new UsageError(`${path}: ${mustBe('gateway', 'an object', section)}`);
   const { search, port, host } = section as Record<string, unknown>;
-  if (search !== undefined && typeof search !== 'boolean') throw new UsageError(`${path}: gateway.search must be true or false, got ${JSON.stringify(search)}`);
+  if (search !== undefined && typeof search !== 'boolean') throw new UsageError(`${path}: ${mustBe('gateway.search', 'true or false', search)}`);
   if (port !== undefined && !(Number.isSafeInteger(port) && (port as number) >= 0 && (port as number) < 65536)) {
-    throw new UsageError(`${path}: gateway.port must be a whole number from 0 to 65535, got ${JSON.stringify(port)}`);
+    throw new UsageError(`${path}: ${mustBe('gateway.port', 'a whole number from 0 to 65535', port)}`);
   }
-  if (host !== undefined && typeof host !== 'string') throw new UsageError(`${path}: gateway.host must be a string, got ${JSON.stringify(host)}`);
+  if (host !== undefined && typeof host !== 'string') throw new UsageError(`${path}: ${mustBe('gateway.host', 'a string', host)}`);
   return section as GatewaySection;
 }
 

@@ -10,14 +10,15 @@ import { McpServerSession } from '../protocol/server.js';
 import { type CallOptions, type HostHandlers, type HostRequestContext, type Implementation, MODERN_PROTOCOL_VERSION, type Progress } from '../protocol/types.js';
 import type { Channel, RequestId } from '../transport/channel.js';
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, rpcFailure } from '../protocol/rpc-errors.js';
-import { InputRounds, PendingCall } from './input-rounds.js';
+import { InputRounds, PendingCall } from '../protocol/server-rounds.js';
 import { complete } from './completion.js';
-import { askingHandlers } from './asking-handlers.js';
+import { askingHandlers } from '../protocol/asking-handlers.js';
 import { ResourceRouter, serverUri } from './resource-router.js';
 import { AccessControl, type Limits } from '../share/principals/access.js';
 import type { Identity } from '../share/principals/jwt-front.js';
 import type { LimitStore } from '../share/principals/limit-store.js';
 import type { Policy } from '../share/principals/policies.js';
+import { mustBe } from '../util/check.js';
 
 /** How the pool is presented to the gateway's clients. */
 export interface GatewayOptions {
@@ -104,7 +105,7 @@ export class Gateway {
         : 'Tools of several MCP servers, named mcp__<server>__<tool>.');
     const inputTimeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
     if (typeof inputTimeoutMs !== 'number' || !(inputTimeoutMs > 0) || inputTimeoutMs > 2 ** 31 - 1) {
-      throw new McpError('invalid-arguments', `gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got ${JSON.stringify(inputTimeoutMs) ?? String(inputTimeoutMs)} (${typeof inputTimeoutMs})`, {});
+      throw new McpError('invalid-arguments', `gateway option ${mustBe('inputTimeoutMs', 'a positive number of milliseconds up to 2147483647', inputTimeoutMs)}`, {});
     }
     this.rounds = new InputRounds(inputTimeoutMs, options.roundState);
     if (options.policies || options.limits) this.access = new AccessControl({ policies: options.policies, limits: options.limits, store: options.limitStore });

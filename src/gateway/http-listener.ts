@@ -11,6 +11,7 @@ import type { Gateway } from './gateway-server.js';
 import { HttpServerChannel } from '../transport/server/http-server-channel.js';
 import type { Identity, JwtAuthOptions } from '../share/principals/jwt-front.js';
 import { readRequestBody } from '../transport/server/request-body.js';
+import { mustBe } from '../util/check.js';
 import { isLoopbackHost } from './loopback-host.js';
 
 export interface HttpListenerOptions {
@@ -110,7 +111,7 @@ export async function listenHttp(gateway: Gateway, options: HttpListenerOptions 
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const maxPerClient = options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT;
   for (const [field, value] of [['maxSessions', maxSessions], ['maxSessionsPerClient', maxPerClient], ['sessionIdleMs', idleMs]] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`\`${field}\` must be a positive whole number, got ${String(value)} (${typeof value})`);
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(mustBe(field, 'a positive whole number', value));
   }
   /** Sessions open per client address. */
   const perClient = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { shown } from '../util/check.js';
+import { mustBe } from '../util/check.js';
 import { McpError, serverLabel } from '../errors.js';
 import { callIsolated } from '../util/listeners.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
@@ -8,7 +8,6 @@ import type {
   CallToolResult,
   Completion,
   GetPromptResult,
-  HostHandlers,
   PromptRef,
   ReadResourceResult,
   ResourceTemplateRef,
@@ -16,35 +15,35 @@ import type {
 import { type SearchToolsOptions, ToolSearchIndex, type ToolSearchResult } from '../model/tool-search.js';
 import { type LoginOptions, PoolAuth } from './auth/auth.js';
 import { parseConfig, type ServerEntry } from './config/config.js';
-import { readConfigFile, workspaceFolderOf } from './config/config-text.js';
-import { diffEntries, type ReloadReport } from './config/config-diff.js';
-import { ConfigWatcher } from './config/config-watcher.js';
+import { inFile, readConfigFile } from './config/config-text.js';
+import type { ReloadReport } from './config/config-diff.js';
+import { type ConfigWatcher, watchConfigFile } from './config/config-watcher.js';
 import { ManifestCache } from './catalog/manifest-cache.js';
-import { MetricsRecorder, type ServerMetrics } from './telemetry/metrics.js';
-import { handlersProblem, HostRouter } from './scope/host-handlers.js';
-import { assertOpen, enabledSlots, narrow, type PoolState, slotOf } from './scope/pool-state.js';
+import type { ServerMetrics } from './telemetry/metrics.js';
+import { HostRouter } from './scope/host-handlers.js';
+import { assertOpen, enabledSlots, type PoolState, slotOf } from './scope/pool-state.js';
 import { type CompleteOptions, type LogLevel, type ManagedResource, type ManagedResourceTemplate, Scope, type ServersOption } from './scope/scope.js';
 import type { ManagedPrompt } from './catalog/prompt-index.js';
 import type { ServerDescription } from './catalog/server-description.js';
 import { Subscriptions } from './scope/subscriptions.js';
 import type { ToolCallHost } from './call/tool-call.js';
-import { type ServerStatus, ServerSlot } from './pool/server-slot.js';
-import { ToolSession } from './scope/session.js';
+import type { ServerStatus } from './pool/server-slot.js';
+import type { ToolSession } from './scope/session.js';
+import { OpenSessions, type SessionOptions } from './scope/open-sessions.js';
 import { defaultStateDir } from '../util/state-dir.js';
 import { ToolCatalog } from './catalog/tool-catalog.js';
-import { type ToolFilter, type ToolPredicate, toolFilterProblem, toolPredicate } from './catalog/tool-filter.js';
 import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
 import { Tracing } from './telemetry/tracing.js';
-import type { TokenStore } from '../transport/http/oauth/token-store.js';
-import type { ClusterEvent, ClusterMember } from '../share/cluster/member.js';
+import type { ClusterMember } from '../share/cluster/member.js';
 import { clusterPlacement, type Placement, placementFor } from './pool/placement.js';
-import type { ManifestStore } from './catalog/manifest-store.js';
 import type { ManagerEvents } from './events.js';
-import { slotHost, type SlotWiring } from './slot-host.js';
+import type { SlotWiring } from './slot-wiring.js';
+import { filtersOf, SlotTable } from './slot-table.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/channel.js';
+import { ClusterHooks, type ListChange } from './cluster-hooks.js';
 import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
 import { InstancedSlot } from '../share/principals/instanced-slot.js';
-import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
-import { checkPrincipal, newScope, type Principal, scoped, sessionOf } from '../share/principals/principal-scope.js';
+import { checkPrincipal, type Principal } from '../share/principals/principal-scope.js';
 
 export type { FileOptions, ManagerEvents, ManagerOptions };
 
@@ -53,15 +52,12 @@ export type { FileOptions, ManagerEvents, ManagerOptions };
  * caller and session, and stopped on shutdown with nothing left behind.
  */
 export class McpServerManager extends EventEmitter {
-  private readonly slots = new Map<string, ServerSlot>();
+  private readonly table = new SlotTable();
+  private readonly slots = this.table.slots;
   private readonly catalog: ToolCatalog;
   private readonly index: ToolIndex;
-  /**
-   * The sessions not closed yet, for shutdown to close them: weakly, so a session its host
-   * forgot without closing costs nothing once collected (20,000 of them held 48 MiB).
-   */
-  private readonly sessions = new Set<WeakRef<ToolSession>>();
-  private readonly forgotten = new FinalizationRegistry<WeakRef<ToolSession>>((ref) => this.sessions.delete(ref));
+  /** The sessions not closed yet, for shutdown to close them. */
+  private readonly sessions: OpenSessions;
   private readonly router: HostRouter;
   private readonly subscriptions: Subscriptions;
   /** What every scope works on. */
@@ -71,22 +67,16 @@ export class McpServerManager extends EventEmitter {
   /** What every slot reports to and asks of the manager. */
   private readonly wiring: SlotWiring;
   private closing: Promise<void> | undefined;
-  /** Per server name; a changed server keeps its figures across a reload, a removed one loses them. */
-  private readonly recorders = new Map<string, MetricsRecorder>();
   /** null until first asked: finding the OpenTelemetry API walks the file system, which construction must not pay. */
   private tracingLookup: Tracing | undefined | null = null;
-  /** Slots a reload took out of the pool that still finish their calls in flight. */
-  private readonly retiring = new Set<ServerSlot>();
-  /** Per server name, the drain of its last retired slot while it lasts: the next slot of that name starts after it. */
-  private readonly drains = new Map<string, Promise<void>>();
   /** The last reload in line: reloads apply one at a time, in call order. */
   private reloading: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
   private readonly auth: PoolAuth;
   /** Where stdio servers run when not in this process (the pool daemon, the cluster). */
   private readonly placement: Placement;
-  /** This manager as a cluster member, once joined (see {@link clusterMember}). */
-  private member: Promise<ClusterMember> | undefined;
+  /** With `cluster`: this manager as a member (see {@link clusterMember}). */
+  private readonly cluster: ClusterHooks | undefined;
 
   /** Builds a manager from a config object or JSON text. Spawns nothing (eager servers start in the background). */
   static fromConfig(config: unknown, options: ManagerOptions = {}): McpServerManager {
@@ -98,9 +88,7 @@ export class McpServerManager extends EventEmitter {
     const { watch, ...managerOptions } = options;
     const debounceMs = typeof watch === 'object' ? watch.debounceMs : undefined;
     if (debounceMs !== undefined && !(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
-      throw new McpError('invalid-config', `fromFile option watch.debounceMs must be a non-negative number of milliseconds, got ${shown(debounceMs)}`, {
-        phase: 'config',
-      });
+      throw new McpError('invalid-config', `fromFile option ${mustBe('watch.debounceMs', 'a non-negative number of milliseconds', debounceMs)}`, { phase: 'config' });
     }
     const file = readConfigFile(path);
     let manager: McpServerManager;
@@ -114,20 +102,7 @@ export class McpServerManager extends EventEmitter {
   }
 
   private watchFile(path: string, text: string, debounceMs: number | undefined): void {
-    this.watcher = new ConfigWatcher(
-      path,
-      text,
-      // `${workspaceFolder}` stays the file's workspace on every reload.
-      (next) => this.enqueue(() => parseConfig(next, process.env, { workspaceFolder: workspaceFolderOf(path) })).catch((error: unknown) => Promise.reject(inFile(path, error))),
-      (error) => {
-        const reported =
-          error instanceof McpError
-            ? error
-            : new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
-        this.emit('configError', { path, error: reported });
-      },
-      debounceMs,
-    );
+    this.watcher = watchConfigFile(path, text, (parse) => this.enqueue(parse), (error) => this.emit('configError', { path, error }), debounceMs);
   }
 
   constructor(
@@ -136,8 +111,20 @@ export class McpServerManager extends EventEmitter {
   ) {
     super();
     checkOptions(options);
-    this.placement = options.cluster ? clusterPlacement(() => this.clusterMember()!) : placementFor(options.shared);
-    const stores = options.cluster ? this.clusterStores() : undefined;
+    const manager = this;
+    this.cluster = options.cluster
+      ? new ClusterHooks(options.cluster, {
+          get pool() {
+            return manager.pool;
+          },
+          servers: () => this.table.stdioServers(),
+          reload: (config) => this.reload(config),
+          emit: (event, payload) => this.emit(event, payload),
+        })
+      : undefined;
+    const cluster = this.cluster;
+    this.placement = cluster ? clusterPlacement(() => cluster.join()) : placementFor(options.shared);
+    const stores = cluster?.stores();
     this.auth = new PoolAuth(stores && !options.tokenStore ? { ...options, tokenStore: stores.tokens } : options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
     const filters = filtersOf(entries);
@@ -174,7 +161,6 @@ export class McpServerManager extends EventEmitter {
     this.subscriptions = new Subscriptions((server, work, onlyIfRunning) =>
       onlyIfRunning && slotOf(this.pool, server).state !== 'ready' ? Promise.resolve() : slotOf(this.pool, server).run(work),
     );
-    const manager = this;
     this.pool = {
       slots: this.slots,
       catalog: this.catalog,
@@ -191,6 +177,7 @@ export class McpServerManager extends EventEmitter {
       },
       note: (server: string, data: string) => this.emit('log', { server, level: 'notice', logger: 'lazy-mcp', data }),
     };
+    this.sessions = new OpenSessions(this.pool);
     this.root = new Scope(this.pool, undefined, undefined, this.router.root);
     this.wiring = {
       options,
@@ -204,17 +191,11 @@ export class McpServerManager extends EventEmitter {
         return manager.tracing;
       },
       emit: (event, payload) => this.emit(event, payload),
-      ...(options.cluster ? { tellCluster: (event: { type: 'tools' | 'prompts' | 'resources'; server: string }) => this.tellCluster(event) } : {}),
+      ...(cluster ? { tellCluster: (event: ListChange) => cluster.tell(event) } : {}),
     };
-    for (const entry of entries) this.slots.set(entry.name, this.newSlot(entry));
+    this.table.fill(this.wiring, entries);
     // After the constructor returns, so listeners attached right away see the events.
-    queueMicrotask(() => this.startEager([...this.slots.values()]));
-  }
-
-  private startEager(slots: readonly ServerSlot[]): void {
-    for (const slot of slots) {
-      if ((slot.entry.kind === 'stdio' || slot.entry.kind === 'http') && slot.entry.config.startup === 'eager') slot.ready().catch(() => undefined);
-    }
+    queueMicrotask(() => this.table.startEager());
   }
 
   override on<E extends keyof ManagerEvents>(event: E, listener: (payload: ManagerEvents[E]) => void): this {
@@ -331,7 +312,7 @@ export class McpServerManager extends EventEmitter {
    */
   metrics(): Record<string, ServerMetrics> {
     const out: Record<string, ServerMetrics> = Object.create(null);
-    for (const name of this.slots.keys()) out[name] = this.recorder(name).snapshot();
+    for (const name of this.slots.keys()) out[name] = this.table.recorder(name).snapshot();
     return out;
   }
 
@@ -347,13 +328,12 @@ export class McpServerManager extends EventEmitter {
    */
   reload(config: unknown): Promise<ReloadReport> {
     const report = this.enqueue(() => parseConfig(config));
-    // In a cluster every member applies it (each expanding its own environment).
-    if (this.options.cluster && !this.fromCluster) void report.then(() => this.member?.then((m) => m.publish({ type: 'reload', config, from: m.id })), () => undefined);
+    this.cluster?.reloaded(report, config);
     return report;
   }
 
   private enqueue(parse: () => ServerEntry[]): Promise<ReloadReport> {
-    const next = this.reloading.then(() => this.apply(parse()));
+    const next = this.reloading.then(() => this.table.apply(parse()));
     this.reloading = next.catch(() => undefined);
     return next;
   }
@@ -362,25 +342,8 @@ export class McpServerManager extends EventEmitter {
    * A cheap view of the pool for one chat session, limited to `servers` (default: all) and
    * to the raw tool names `tools` lets through (on top of each server's own filter).
    */
-  session(options: { servers?: string[]; tools?: ToolFilter; handlers?: HostHandlers; principal?: Principal } = {}): ToolSession {
-    this.assertOpen();
-    const principal = checkPrincipal(options.principal);
-    const problem = options.tools === undefined ? undefined : toolFilterProblem(options.tools);
-    if (problem) throw new McpError('invalid-arguments', `session option ${problem.field} ${problem.message}`, {});
-    const handlersWrong = handlersProblem(options.handlers, 'session option');
-    if (handlersWrong) throw new McpError('invalid-arguments', handlersWrong, {});
-    const filter = toolPredicate(options.tools);
-    // Principals: a session gets a scope (its own caller, its principal) when it names a principal or some server runs per session.
-    const instanced = principal !== undefined || [...this.slots.values()].some((slot) => slot instanceof InstancedSlot);
-    const scope = instanced || options.handlers ? newScope(principal) : undefined;
-    const caller = scope ? sessionOf(this.router.caller(options.handlers), scope) : this.router.caller(options.handlers);
-    let ref: WeakRef<ToolSession> | undefined;
-    const session = new ToolSession(this.pool, narrow(this.pool, undefined, options.servers), filter, caller, () => this.sessionClosed(ref!), scope?.session);
-    ref = new WeakRef(session);
-    this.sessions.add(ref);
-    this.forgotten.register(session, ref, ref);
-    // Its work runs in its principal's (or its own) scope, which servers run per principal or per session read.
-    return scope && instanced ? scoped(session, scope) : session;
+  session(options: SessionOptions = {}): ToolSession {
+    return this.sessions.open(options);
   }
 
   /**
@@ -433,12 +396,11 @@ export class McpServerManager extends EventEmitter {
     this.closing ??= (async () => {
       this.watcher?.close();
       this.auth.close();
-      for (const ref of [...this.sessions]) ref.deref()?.close();
-      const grace = this.options.shutdownGraceMs ?? 2000;
-      const slots = [...this.slots.values(), ...this.retiring];
-      await Promise.all(slots.map((slot) => slot.stop('closed', grace).catch(() => undefined)));
+      this.sessions.closeAll();
+      const grace = this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+      await this.table.stop(grace);
       // Leaving the cluster stops the servers this member owns (peers re-place them at once).
-      await this.member?.then((m) => m.close(), () => undefined);
+      await this.cluster?.close();
       // Then the cache writes queued by now (a listing that landed during the stop among
       // them) get at most a second more, so a manager made next finds them.
       await this.catalog.flushed(Math.min(grace, 1000));
@@ -450,91 +412,8 @@ export class McpServerManager extends EventEmitter {
     await this.shutdown();
   }
 
-  // --- the work behind the public methods and sessions; `view` limits the servers ---
-
-  /** One reload's work, done at once so no call sees half of it. */
-  private apply(entries: ServerEntry[]): ReloadReport {
-    this.assertOpen();
-    const report = diffEntries(new Map([...this.slots].map(([name, slot]) => [name, slot.entry])), entries);
-    const before = new Map(this.slots);
-    const grace = this.options.shutdownGraceMs ?? 2000;
-    const retired: ServerSlot[] = [];
-    for (const name of [...report.removed, ...report.changed]) {
-      const old = before.get(name) as ServerSlot;
-      retired.push(old);
-      this.retiring.add(old);
-      const drain: Promise<void> = old.drain(grace).finally(() => {
-        this.retiring.delete(old);
-        if (this.drains.get(name) === drain) this.drains.delete(name);
-      });
-      this.drains.set(name, drain);
-    }
-    for (const name of report.removed) this.recorders.delete(name);
-    const added: ServerSlot[] = [];
-    const unchanged = new Set(report.unchanged);
-    this.slots.clear();
-    for (const entry of entries) {
-      const kept = unchanged.has(entry.name) ? before.get(entry.name) : undefined;
-      // A server removed earlier and added back may still be draining: its slot follows that drain too.
-      const slot = kept ?? this.newSlot(entry, this.drains.get(entry.name));
-      if (!kept) added.push(slot);
-      this.slots.set(entry.name, slot);
-    }
-    const hadTools = retired.filter((slot) => this.index.toolsOf(slot.name) !== undefined).map((slot) => slot.name);
-    const hadPrompts = retired.filter((slot) => this.catalog.prompts.promptsOf(slot.name) !== undefined).map((slot) => slot.name);
-    const renamed = this.catalog.reconfigure([...this.slots.keys()], filtersOf(entries), retired);
-    hadTools.push(...renamed.tools);
-    hadPrompts.push(...renamed.prompts);
-    for (const name of report.removed) this.pool.search.update(name, undefined);
-    for (const name of report.changed) {
-      const from = (before.get(name) as ServerSlot).state;
-      const to = (this.slots.get(name) as ServerSlot).state;
-      if (from !== to) this.emit('stateChange', { server: name, from, to });
-    }
-    for (const server of hadTools) this.emit('toolsChanged', { server });
-    for (const server of hadPrompts) this.emit('promptsChanged', { server });
-    this.emit('configChanged', report);
-    this.startEager(added);
-    return report;
-  }
-
-  /** A slot for `entry` that reports its state to the manager only while it is the pool's slot for that server. */
-  private newSlot(entry: ServerEntry, predecessor?: Promise<void>): ServerSlot {
-    let slot: ServerSlot | undefined;
-    const current = () => slot !== undefined && this.slots.get(entry.name) === slot;
-    const host = slotHost(this.wiring, entry, current, this.recorder(entry.name), predecessor);
-    slot = isInstanced(entry)
-      ? new InstancedSlot(entry as Extract<ServerEntry, { kind: 'stdio' | 'http' }>, host, {
-          make: (instance, redact, principal, values) =>
-            new ServerSlot(
-              instance,
-              instanceSlotHost(
-                slotHost(this.wiring, instance, current, this.recorder(entry.name), undefined, { template: entry, values, ...(principal === undefined ? {} : { principal }) }),
-                redact,
-                instance.kind === 'http' ? () => this.auth.providerFor(entry.name, instance.config, principal) : undefined,
-              ),
-            ),
-          credentials: this.options.credentials,
-          graceMs: this.options.shutdownGraceMs,
-          authorizationUrl: (config, principal) => this.auth.authorizationUrl(entry.name, config, principal),
-        })
-      : new ServerSlot(entry, host);
-    return slot;
-  }
-
-  private recorder(server: string): MetricsRecorder {
-    let recorder = this.recorders.get(server);
-    if (!recorder) this.recorders.set(server, (recorder = new MetricsRecorder()));
-    return recorder;
-  }
-
   private assertOpen(): void {
     assertOpen(this.pool);
-  }
-
-  private sessionClosed(ref: WeakRef<ToolSession>): void {
-    this.sessions.delete(ref);
-    this.forgotten.unregister(ref);
   }
 
   private get tracing(): Tracing | undefined {
@@ -542,87 +421,12 @@ export class McpServerManager extends EventEmitter {
     return this.tracingLookup;
   }
 
-  // --- cluster hooks (see src/share/cluster/) ---
-
   /**
    * This manager as a member of its cluster (`cluster` option), joining on the first call:
    * Redis connected, the internal endpoint served, the heartbeat started. Undefined without
    * `cluster`. A gateway serving HTTP takes the member's endpoint and routing from here.
    */
   clusterMember(): Promise<ClusterMember> | undefined {
-    const options = this.options.cluster;
-    if (!options) return undefined;
-    this.member ??= (async () => {
-      const [{ ClusterMember }, { resolveCluster }] = await Promise.all([import('../share/cluster/member.js'), import('../share/cluster/options.js')]);
-      return ClusterMember.start(resolveCluster(options), {
-        servers: () =>
-          [...this.slots.values()].flatMap((slot) => (slot.entry.kind === 'stdio' ? [{ name: slot.name, config: slot.entry.config, options: slotHost(this.wiring, slot.entry, () => true, this.recorder(slot.name)).connectOptions(slot.name) }] : [])),
-        remote: (event) => this.heardFromCluster(event),
-        log: (message) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: message }),
-      });
-    })();
-    return this.member;
+    return this.cluster?.join();
   }
-
-  /** The shared stores, usable before the member has joined: each call waits for it. */
-  private clusterStores(): { manifests: ManifestStore; tokens: TokenStore } {
-    const member = () => this.clusterMember()!;
-    return {
-      manifests: {
-        load: (server, key) => member().then((m) => m.manifests.load(server, key), () => undefined),
-        save: (...args) => void member().then((m) => m.manifests.save(...args), () => undefined),
-        invalidate: (server) => void member().then((m) => m.manifests.invalidate(server), () => undefined),
-        flushed: (ms) => (this.member ? this.member.then((m) => m.manifests.flushed(ms), () => undefined) : Promise.resolve()),
-      },
-      tokens: {
-        get: (key) => member().then((m) => m.tokens.get(key)),
-        set: (key, value) => member().then((m) => m.tokens.set(key, value)),
-        delete: (key) => member().then((m) => m.tokens.delete(key)),
-      },
-    };
-  }
-
-  private tellCluster(event: { type: 'tools' | 'prompts' | 'resources'; server: string }): void {
-    void this.member?.then((m) => m.publish({ ...event, from: m.id }), () => undefined);
-  }
-
-  /** Another member saw a list change, or applied a config: this one follows. */
-  private heardFromCluster(event: ClusterEvent): void {
-    if (event.type === 'reload') {
-      // Only this call is not published again: reload reads the flag before it returns, so a
-      // reload of this member's own made while this one applies is still told to the others.
-      this.fromCluster = true;
-      let applying: Promise<ReloadReport>;
-      try {
-        applying = this.reload(event.config);
-      } finally {
-        this.fromCluster = false;
-      }
-      void applying.catch((error: unknown) => this.emit('log', { server: '', level: 'warning', logger: 'cluster', data: `a config another member applied does not apply here: ${(error as Error).message}` }));
-      return;
-    }
-    if (!('server' in event) || !this.slots.has(event.server)) return;
-    const slot = slotOf(this.pool, event.server);
-    if (event.type === 'tools') {
-      this.catalog.forget(slot.name);
-      this.emit('toolsChanged', { server: slot.name });
-    } else if (event.type === 'prompts') {
-      this.catalog.promptsChanged(slot);
-      this.emit('promptsChanged', { server: slot.name });
-    } else this.emit('resourcesChanged', { server: slot.name });
-  }
-
-  /** Set while a reload another member published is applied: it is not published again. */
-  private fromCluster = false;
 }
-
-/** A config error, named after the file it is in. */
-function inFile(path: string, error: unknown): unknown {
-  if (!(error instanceof McpError) || error.code !== 'invalid-config') return error;
-  return new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
-}
-
-function filtersOf(entries: readonly ServerEntry[]): Map<string, ToolPredicate | undefined> {
-  return new Map(entries.map((e) => [e.name, toolPredicate('config' in e ? e.config.tools : undefined)] as const));
-}
-

@@ -8,6 +8,7 @@ import type { HostRequests } from './host-requests.js';
 import { resultSchemas } from './schemas/lazy-schemas.js';
 import type { InitializeResultSchema } from './schemas/schemas.js';
 import { ALL_PROTOCOL_VERSIONS, type Implementation, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './types.js';
+import { mustBe } from '../util/check.js';
 
 /** The start of a client's session: which era and revision the server speaks, and what it says of itself. */
 export class Handshake {
@@ -37,7 +38,7 @@ export class Handshake {
     if (wanted !== 'auto' && !(ALL_PROTOCOL_VERSIONS as readonly string[]).includes(wanted)) {
       throw new McpError(
         'invalid-config',
-        `${serverLabel(this.name)}the protocolVersion option must be "auto" or one of ${ALL_PROTOCOL_VERSIONS.join(', ')}, got ${JSON.stringify(wanted)}`,
+        `${serverLabel(this.name)}the option ${mustBe('protocolVersion', `"auto" or one of ${ALL_PROTOCOL_VERSIONS.join(', ')}`, wanted)}`,
         { server: this.name, phase: 'config' },
       );
     }

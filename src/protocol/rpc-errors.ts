@@ -1,6 +1,6 @@
 import { McpError } from '../errors.js';
 
-import { INTERNAL_ERROR, INVALID_PARAMS } from '../transport/mcp-constants.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND } from '../transport/mcp-constants.js';
 
 // A backend's own JSON-RPC error keeps its code.
 export { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND } from '../transport/mcp-constants.js';
@@ -55,3 +55,9 @@ export function rpcFailure(code: number, message: string, data?: unknown): McpEr
 
 /** Errors made by {@link rpcFailure}: already in their wire form. */
 const refusals = new WeakSet<object>();
+
+/** The "method not found" answer to a question nobody handles; `why`, when given, is told in the message (not on the wire). */
+export function methodNotFound(method: string, why?: string): McpError {
+  const message = `Method not found: ${method}`;
+  return new McpError('rpc-error', why === undefined ? message : `${message} (${why})`, { rpc: { code: METHOD_NOT_FOUND, message } });
+}

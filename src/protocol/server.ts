@@ -34,6 +34,8 @@ export interface McpServerOptions {
   cacheTtlMs?: ReadonlyMap<string, number>;
   /** The list changes a 2026 `subscriptions/listen` may be granted. Default none. */
   listenable?: () => ListenFilter;
+  /** The JSON-RPC error a failed request is answered with. Default {@link toRpcError}. */
+  toRpc?: (error: unknown) => McpError;
 }
 
 /** What a client may be asked: the capabilities it declared (legacy `initialize`, or a 2026 request's envelope). */
@@ -60,7 +62,7 @@ const LIST_CHANGED: Record<ListChange, string> = {
 export class McpServerSession {
   readonly engine: RequestEngine;
   /** Legacy era: set by `notifications/initialized`; list changes go only to initialized clients. */
-  private initialized = false;
+  private ready = false;
   private declared: DeclaredCapabilities = {};
   /** 2026 era: the open `subscriptions/listen` requests, with what each was granted. */
   private readonly listens = new Map<RequestId, ListenFilter>();
@@ -74,7 +76,7 @@ export class McpServerSession {
     this.engine = new RequestEngine(channel, { name: options.name ?? 'client', timeout: options.timeout ?? 60_000 });
     this.subscriptions.push(this.engine.onClose(() => this.ended()));
     this.engine.onRequest('initialize', (params) => this.initialize(params));
-    this.engine.onNotification('notifications/initialized', () => void (this.initialized = true));
+    this.engine.onNotification('notifications/initialized', () => void (this.ready = true));
     this.handle('server/discover', async () => ({
       supportedVersions: [MODERN_PROTOCOL_VERSION],
       capabilities: options.capabilities(),
@@ -83,6 +85,11 @@ export class McpServerSession {
     }));
     this.handle('ping', () => ({}));
     this.handle('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
+  }
+
+  /** Legacy era: whether the client said `notifications/initialized` (notifications go to it from then on). */
+  get initialized(): boolean {
+    return this.ready;
   }
 
   /** Legacy era: what the client declared in `initialize` (it can be asked only what it declared). */
@@ -113,21 +120,25 @@ export class McpServerSession {
       try {
         result = (await work(params, ctx)) as Record<string, unknown>;
       } catch (error) {
-        throw toRpcError(error);
+        throw (this.options.toRpc ?? toRpcError)(error);
       }
-      if (version !== MODERN_PROTOCOL_VERSION) return result;
-      const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.options.serverInfo };
-      if (inputRequired.has(result)) return { ...result, resultType: 'input_required', _meta: meta };
-      const ttlMs = this.options.cacheTtlMs?.get(method);
-      const hints = ttlMs === undefined ? {} : { ttlMs, cacheScope: 'private' };
-      return { ...result, ...hints, resultType: 'complete', _meta: meta };
+      return version === MODERN_PROTOCOL_VERSION ? this.enveloped(method, result) : result;
     });
+  }
+
+  /** A result of `method` in its 2026 form: `resultType`, our identity in `_meta`, the cache hints. */
+  enveloped(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.options.serverInfo };
+    if (inputRequired.has(result)) return { ...result, resultType: 'input_required', _meta: meta };
+    const ttlMs = this.options.cacheTtlMs?.get(method);
+    const hints = ttlMs === undefined ? {} : { ttlMs, cacheScope: 'private' };
+    return { ...result, ...hints, resultType: 'complete', _meta: meta };
   }
 
   /** Tells the client a list changed, in its era's way: legacy once initialized, 2026 on each listen granted it. */
   listChanged(kind: ListChange): void {
     const method = LIST_CHANGED[kind];
-    if (this.initialized) this.engine.notify(method).catch(() => undefined);
+    if (this.ready) this.engine.notify(method).catch(() => undefined);
     for (const [id, granted] of this.listens) {
       if (granted[kind]) this.engine.notify(method, { _meta: { [SUBSCRIPTION_ID_META_KEY]: id } }, { relatedTo: id }).catch(() => undefined);
     }

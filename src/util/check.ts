@@ -10,7 +10,8 @@ export function shown(value: unknown): string {
   const safe = typeof value === 'string' ? value.replace(/\/\/[^/@\s]*@/, '//') : value;
   let text: string | undefined;
   try {
-    text = JSON.stringify(safe);
+    // JSON has no NaN or Infinity (it would write null): those are shown as the numbers they are.
+    text = typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(safe);
   } catch {
     // A cycle or a BigInt: its type says enough.
   }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { repoRoot } from '../support/fixtures.js';
+import { repoRoot, waitFor } from '../support/fixtures.js';
 
 /** The built CLI and demo (the global setup builds dist before any test). */
 export const cliPath = resolve(repoRoot, 'dist/cli/main.js');
@@ -94,4 +94,38 @@ export function childrenOf(ppid: number): number[] {
     }
   }
   return found;
+}
+
+/** What {@link serveEach}'s `serve` gives: the URL once listening, or the exit status if it ended first. */
+export interface ServedGateway {
+  url: string | undefined;
+  exit: number | null | undefined;
+  stderr: () => string;
+}
+
+/**
+ * A `serve(args, env)` for a test file: `lazy-mcp serve …` in a child (with only PATH and
+ * `env`), resolving once it listens or ends. Each child still running after its test is
+ * stopped (SIGTERM), and waited for.
+ */
+export function serveEach(): (args: string[], env?: Record<string, string>) => Promise<ServedGateway> {
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+  return async (args, env = {}) => {
+    const child = spawn(process.execPath, [cliPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...env } });
+    children.push(child);
+    let stderr = '';
+    let exit: number | null | undefined;
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('exit', (code) => (exit = code));
+    expect(await waitFor(() => exit !== undefined || /listening on \S+/.test(stderr), 15000, 20)).toBe(true);
+    return { url: /listening on (\S+)/.exec(stderr)?.[1], exit, stderr: () => stderr };
+  };
 }

@@ -1,33 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServerManager } from '../../src/manager/manager.js';
 import { serveGateway } from '../../src/gateway/serve-gateway.js';
-import { fixture, waitFor } from '../support/fixtures.js';
+import { fixture } from '../support/fixtures.js';
 import { tempDir } from '../support/temp-dirs.js';
-import { cliPath, fixtureConfig } from './run-cli.js';
-
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-});
+import { fixtureConfig, serveEach } from './run-cli.js';
 
 /** `lazy-mcp serve …` in a child: resolves with its URL once listening, or with its exit status if it ends first. */
-async function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [cliPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...env } });
-  children.push(child);
-  let stderr = '';
-  let exit: number | null | undefined;
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.once('exit', (code) => (exit = code));
-  expect(await waitFor(() => exit !== undefined || /listening on \S+/.test(stderr), 15000, 20)).toBe(true);
-  return { url: /listening on (\S+)/.exec(stderr)?.[1], exit, stderr: () => stderr };
-}
+const serve = serveEach();
 
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
 const post = (url: string, headers: Record<string, string> = {}) =>

@@ -224,7 +224,7 @@ describe("a backend's questions to a 2026 client: the gateway's own input_requir
   it('refuses an inputTimeoutMs that is not a positive number, naming it and the value', () => {
     const manager = McpServerManager.fromConfig({ mcpServers: {} });
     cleanups.push(() => manager.shutdown());
-    expect(() => new Gateway(manager, { inputTimeoutMs: -5 })).toThrow('gateway option inputTimeoutMs must be a positive number of milliseconds up to 2147483647, got -5 (number)');
+    expect(() => new Gateway(manager, { inputTimeoutMs: -5 })).toThrow('gateway option `inputTimeoutMs` must be a positive number of milliseconds up to 2147483647, got -5 (number)');
   });
 
   it('a client that declared neither capability has the question declined, as before', async () => {

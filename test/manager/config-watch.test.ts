@@ -72,7 +72,7 @@ describe('fromFile with watch', () => {
     const path = join(tempDir(), 'mcp.json');
     writeFileSync(path, config('a'));
     expect(() => McpServerManager.fromFile(path, { watch: { debounceMs: -1 } })).toThrow(
-      'fromFile option watch.debounceMs must be a non-negative number of milliseconds, got -1',
+      'fromFile option `watch.debounceMs` must be a non-negative number of milliseconds, got -1 (number)',
     );
   });
 

@@ -4,21 +4,12 @@ import { McpServerManager } from '../../src/manager/manager.js';
 import type { ManagerEvents } from '../../src/manager/manager.js';
 import { tempDir } from '../support/temp-dirs.js';
 import { textOf } from '../support/fixtures.js';
-import { followAuthorization, startOAuthFixture, type OAuthFixture } from '../transport/http/oauth/oauth-fixture.js';
-
-/** The host's "browser": follows the authorization URL, whose redirect lands on the loopback listener. */
-const browse = (url: URL) => void fetch(url).then((r) => r.text(), () => undefined);
+import { followAuthorization, type OAuthFixture } from '../transport/http/oauth/oauth-fixture.js';
+import { browse, oauthFixtureEach } from '../support/oauth-pool.js';
 
 describe('OAuth in the pool (local authorization server + MCP resource on 127.0.0.1)', () => {
   let f: OAuthFixture;
-  const managers: McpServerManager[] = [];
-  beforeEach(async () => {
-    f = await startOAuthFixture({ mcp: true, challengeScope: 'read write' });
-  });
-  afterEach(async () => {
-    await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-    await f.close();
-  });
+  const managers = oauthFixtureEach({ mcp: true, challengeScope: 'read write' }, (fixture) => (f = fixture));
   const pool = (stateDir: string, extra: Record<string, unknown> = {}) => {
     const m = McpServerManager.fromConfig({ mcpServers: { gh: { type: 'http', url: f.resource.href, oauth: {}, ...extra } } }, { stateDir });
     managers.push(m);
@@ -117,15 +108,8 @@ describe('OAuth in the pool (local authorization server + MCP resource on 127.0.
 
 describe('OAuth step-up in the pool (403 insufficient_scope)', () => {
   let f: OAuthFixture;
-  const managers: McpServerManager[] = [];
-  beforeEach(async () => {
-    // Tokens carry only "read"; tools/call needs "write" too.
-    f = await startOAuthFixture({ mcp: true, challengeScope: 'read' });
-  });
-  afterEach(async () => {
-    await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-    await f.close();
-  });
+  // Tokens carry only "read"; tools/call needs "write" too.
+  const managers = oauthFixtureEach({ mcp: true, challengeScope: 'read' }, (fixture) => (f = fixture));
 
   it('without an authorize option, the call rejects auth-required naming the scope; the server stays ready for the rest', async () => {
     const manager = McpServerManager.fromConfig({ mcpServers: { gh: { type: 'http', url: f.resource.href, oauth: {} } } }, { stateDir: tempDir() });

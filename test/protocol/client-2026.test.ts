@@ -267,7 +267,7 @@ describe('era negotiation', () => {
     const { near } = memoryPair();
     await expect(McpClient.over(near, { name: 'mem', protocolVersion: '2099-01-01' as never })).rejects.toMatchObject({
       code: 'invalid-config',
-      message: expect.stringContaining('the protocolVersion option must be "auto" or one of 2026-07-28, 2025-11-25'),
+      message: expect.stringContaining('the option `protocolVersion` must be "auto" or one of 2026-07-28, 2025-11-25'),
     });
   });
 

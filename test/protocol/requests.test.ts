@@ -133,7 +133,7 @@ describe('typed requests', () => {
   it('rejects a timeout option that is not a duration, without sending', async () => {
     await expect(echo.callTool('echo', { text: 'x' }, { timeout: Number.NaN })).rejects.toMatchObject({
       code: 'invalid-config',
-      message: 'the timeout option must be a non-negative number of milliseconds, got NaN (number)',
+      message: 'the option `timeout` must be a non-negative number of milliseconds, got NaN (number)',
     });
     await expect(echo.callTool('echo', { text: 'x' }, { maxTotalTimeout: -1 })).rejects.toMatchObject({ code: 'invalid-config' });
     expect(echo.inFlight).toBe(0);

@@ -1,6 +1,7 @@
 import { McpError, serverLabel } from '../../errors.js';
 import { cutResult, isOverLimit } from '../../model/result-limits.js';
 import type { McpClient } from '../../protocol/client.js';
+import { INVALID_PARAMS } from '../../protocol/rpc-errors.js';
 import type { RequestFinish } from '../../protocol/engine/pending-requests.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/engine/json-depth.js';
 import type { CallOptions, CallToolResult, HostHandlers, Progress, Tool } from '../../protocol/types.js';
@@ -126,7 +127,7 @@ export class ToolCall implements SlotRequest<CallToolResult> {
  * "not found" must not count, so the message has to name the tool.
  */
 function disownsTool(error: McpError, tool: string): boolean {
-  if (error.code !== 'rpc-error' || error.rpc?.code !== -32602) return false;
+  if (error.code !== 'rpc-error' || error.rpc?.code !== INVALID_PARAMS) return false;
   const name = tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`unknown tool:? ["'\`]?${name}\\b|tool ["'\`]?${name}["'\`]? not found|no such tool`, 'i').test(error.rpc.message);
 }

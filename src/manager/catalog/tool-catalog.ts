@@ -2,7 +2,8 @@ import type { McpClient } from '../../protocol/client.js';
 import type { Prompt, ProtocolEra, Tool } from '../../protocol/types.js';
 import { clock, freshnessOf, isFresh, type Listing } from './freshness.js';
 import { ServerRecord } from './server-record.js';
-import type { CacheProblem, ManifestEntry } from './manifest-cache.js';
+import type { CacheProblem } from './manifest-cache.js';
+import { CatalogCache } from './catalog-cache.js';
 import { ManifestCache } from './manifest-cache.js';
 import type { ManifestStore } from './manifest-store.js';
 import { type ManagedPrompt, PromptIndex } from './prompt-index.js';
@@ -48,7 +49,7 @@ export interface HintOptions {
 export class ToolCatalog {
   readonly index: ToolIndex;
   readonly prompts: PromptIndex;
-  private readonly cache: ManifestStore | undefined;
+  private readonly cache: CatalogCache;
   private readonly records = new Map<string, ServerRecord>();
   /** Per listing and slot (a reload may put a new slot under the same name), its re-listing in flight. */
   private readonly relisting: Record<Listing, Map<ServerSlot, Promise<void>>> = { tools: new Map(), prompts: new Map() };
@@ -68,7 +69,9 @@ export class ToolCatalog {
   ) {
     this.index = new ToolIndex(servers, filters, onToolProblem);
     this.prompts = new PromptIndex(servers);
-    this.cache = hints.store ?? (cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined);
+    const store = hints.store ?? (cacheDir ? new ManifestCache(cacheDir, onCacheProblem) : undefined);
+    const { index, prompts, retired } = this;
+    this.cache = new CatalogCache(store, { index, prompts, retired, record: (server) => this.record(server), contextOf: hints.contextOf, handshake: hints.handshake });
   }
 
   /**
@@ -122,7 +125,7 @@ export class ToolCatalog {
         .then((prompts) => {
           if (this.retired.has(slot)) return;
           this.setPrompts(slot.name, prompts, client);
-          this.save(slot, client);
+          this.cache.save(slot, client);
         }),
     );
   }
@@ -163,7 +166,7 @@ export class ToolCatalog {
 
   /** The cache entry's tools of a server not running (a start lists them live). */
   private cached(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
-    return slot.state === 'ready' || slot.state === 'starting' ? Promise.resolve(undefined) : this.fromCache(slot);
+    return slot.state === 'ready' || slot.state === 'starting' ? Promise.resolve(undefined) : this.cache.load(slot);
   }
 
   /** May what is indexed of this listing answer a request made at `asked`, the server `running` or not? */
@@ -202,7 +205,7 @@ export class ToolCatalog {
     // prompts/list fails still starts (its prompts are asked for again when needed).
     // A re-list of the tools alone (list_changed) keeps the prompts as they are.
     if (withPrompts) await this.listPrompts(slot.name, client);
-    this.save(slot, client);
+    this.cache.save(slot, client);
   }
 
   /**
@@ -216,7 +219,7 @@ export class ToolCatalog {
 
   /** Resolves once the cache writes queued so far are on disk, or after `ms`. Never rejects. */
   flushed(ms: number): Promise<void> {
-    return this.cache ? this.cache.flushed(ms) : Promise.resolve();
+    return this.cache.flushed(ms);
   }
 
   /**
@@ -254,7 +257,7 @@ export class ToolCatalog {
     if (slot.state !== 'ready' && slot.state !== 'starting') {
       const known = this.records.get(slot.name)?.description;
       if (known) return known;
-      await this.fromCache(slot);
+      await this.cache.load(slot);
       const cached = this.records.get(slot.name)?.description;
       if (cached) return cached;
     }
@@ -264,7 +267,7 @@ export class ToolCatalog {
 
   /** What a server said about itself at its last start, or in a fresh cache entry; never starts it. */
   async knownDescription(slot: ServerSlot): Promise<ServerDescription | undefined> {
-    if (!this.records.get(slot.name)?.description && slot.state !== 'ready' && slot.state !== 'starting') await this.fromCache(slot);
+    if (!this.records.get(slot.name)?.description && slot.state !== 'ready' && slot.state !== 'starting') await this.cache.load(slot);
     return this.records.get(slot.name)?.description;
   }
 
@@ -277,7 +280,7 @@ export class ToolCatalog {
     if (known) return known;
     // A running server whose list was dropped (list_changed) is asked again: a request, not a spawn.
     if (slot.state === 'ready') return this.toolsOf(slot).catch(() => undefined);
-    return slot.state === 'starting' ? undefined : this.fromCache(slot);
+    return slot.state === 'starting' ? undefined : this.cache.load(slot);
   }
 
   /**
@@ -322,45 +325,7 @@ export class ToolCatalog {
   /** What we know of a server's tools is stale: forget it, here and on disk. */
   invalidate(server: string): void {
     this.forget(server);
-    this.cache?.invalidate(server);
-  }
-
-  private async fromCache(slot: ServerSlot): Promise<ManagedTool[] | undefined> {
-    if (!this.cache) return undefined;
-    const entry = await this.cache.load(slot.name, this.keyOf(slot));
-    if (entry && !this.retired.has(slot)) {
-      this.record(slot.name).adoptEra(entry);
-      await this.fromEntry(slot.name, entry);
-    }
-    return this.index.toolsOf(slot.name);
-  }
-
-  /**
-   * The listings and description of a cache entry, unless a start already knows better (it
-   * may have listed live while the file was read). A private listing made in another
-   * authorization context (another token) is not this one's to serve.
-   */
-  private async fromEntry(server: string, entry: ManifestEntry): Promise<void> {
-    const freshness = entry.freshness ?? {};
-    const privateOnes = (['tools', 'prompts'] as const).filter((l) => freshness[l]?.scope === 'private');
-    const foreign = privateOnes.length > 0 && (entry.context ?? '') !== (await this.contextNow(server));
-    const usable = (listing: Listing) => !(foreign && freshness[listing]?.scope === 'private');
-    const record = this.record(server);
-    if (!this.index.toolsOf(server) && usable('tools')) {
-      // As for a live listing, what is kept to save again is what the index took.
-      record.rawTools = this.index.set(server, entry.tools);
-      record.unconfirmed = true;
-      record.setFreshness('tools', freshness.tools);
-    }
-    if (entry.prompts && !this.prompts.promptsOf(server) && usable('prompts')) {
-      this.prompts.set(server, entry.prompts);
-      record.setFreshness('prompts', freshness.prompts);
-    }
-    record.description ??= entry.description;
-  }
-
-  private contextNow(server: string): Promise<string> {
-    return this.hints.contextOf ? this.hints.contextOf(server).catch(() => '\0unknown') : Promise.resolve('');
+    this.cache.invalidate(server);
   }
 
   /**
@@ -379,30 +344,6 @@ export class ToolCatalog {
     this.prompts.set(server, prompts);
     if (client) this.heard(server, client, 'prompts');
     if (before && JSON.stringify(before.map((p) => p.prompt)) !== JSON.stringify(this.prompts.promptsOf(server)!.map((p) => p.prompt))) this.onPromptsChanged(server);
-  }
-
-  /** Writes what is known of a running server; with its tools unknown there is nothing whole to write. */
-  private save(slot: ServerSlot, client: McpClient): void {
-    const tools = this.index.toolsOf(slot.name);
-    if (!this.cache || !tools) return;
-    // The index keeps only the tools the config lets through; the cache keeps what the server listed.
-    const record = this.record(slot.name);
-    const raw = record.rawTools ?? tools.map((t) => t.tool);
-    const prompts = this.prompts.promptsOf(slot.name)?.map((p) => p.prompt);
-    const { freshness, context } = record;
-    this.cache.save(slot.name, this.keyOf(slot), client.serverInfo.version, raw, {
-      era: client.era,
-      eraCheckedAt: new Date(record.eraChecked).toISOString(),
-      ...(prompts ? { prompts } : {}),
-      description: describeClient(client),
-      ...(Object.keys(freshness).length > 0 ? { freshness: { ...freshness } } : {}),
-      ...(context ? { context } : {}),
-    });
-  }
-
-  private keyOf(slot: ServerSlot): string {
-    const record = this.record(slot.name);
-    return (record.cacheKey ??= 'config' in slot.entry ? ManifestCache.keyOf(slot.entry.config, this.hints.handshake) : '');
   }
 }
 

@@ -120,3 +120,9 @@ export function workspaceFolderOf(path: string): string {
   const folder = dirname(path);
   return basename(folder) === '.vscode' ? dirname(folder) : folder;
 }
+
+/** A config error, named after the file it is in. */
+export function inFile(path: string, error: unknown): unknown {
+  if (!(error instanceof McpError) || error.code !== 'invalid-config') return error;
+  return new McpError(error.code, `${path}: ${error.message}`, { phase: 'config', cause: error.cause });
+}

@@ -1,6 +1,9 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { McpError } from '../../errors.js';
+import { parseConfig, type ServerEntry } from './config.js';
+import { inFile, workspaceFolderOf } from './config-text.js';
 
 /** Quiet time after the last change before the file is read, in ms. */
 export const DEFAULT_WATCH_DEBOUNCE_MS = 150;
@@ -71,4 +74,26 @@ export class ConfigWatcher {
       if (!this.closed) this.onProblem(error);
     }
   }
+}
+
+/**
+ * Follows a manager's config file: each new text parsed and handed to `apply` (its
+ * `${workspaceFolder}` stays the file's workspace on every reload); a problem is reported
+ * as an `invalid-config` error named after the file.
+ */
+export function watchConfigFile(
+  path: string,
+  text: string,
+  apply: (parse: () => ServerEntry[]) => Promise<unknown>,
+  report: (error: McpError) => void,
+  debounceMs: number | undefined,
+): ConfigWatcher {
+  return new ConfigWatcher(
+    path,
+    text,
+    (next) => apply(() => parseConfig(next, process.env, { workspaceFolder: workspaceFolderOf(path) })).catch((error: unknown) => Promise.reject(inFile(path, error))),
+    (error) =>
+      report(error instanceof McpError ? error : new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error })),
+    debounceMs,
+  );
 }

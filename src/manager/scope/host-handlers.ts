@@ -1,5 +1,6 @@
 import { McpError } from '../../errors.js';
 import { shown } from '../../util/check.js';
+import { methodNotFound } from '../../protocol/rpc-errors.js';
 import { compileSchema, issuesText, loadValidator, validatorLoaded } from '../../protocol/schemas/schema-validator.js';
 import type { ElicitRequest, ElicitResult, HostHandlers, Root } from '../../protocol/types.js';
 
@@ -64,12 +65,6 @@ function definedOnly(handlers: HostHandlers): HostHandlers {
   const out: HostHandlers = {};
   for (const method of METHODS) if (handlers[method] !== undefined) (out as Record<string, unknown>)[method] = handlers[method];
   return out;
-}
-
-/** The "method not found" answer to a server's question nobody handles; `why`, when given, is told in the message (not on the wire). */
-export function methodNotFound(method: string, why?: string): McpError {
-  const message = `Method not found: ${method}`;
-  return new McpError('rpc-error', why === undefined ? message : `${message} (${why})`, { rpc: { code: -32601, message } });
 }
 
 /** Rejects handler options that are not functions, naming the field and the value. */

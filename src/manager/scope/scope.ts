@@ -1,5 +1,6 @@
 import { McpError, serverLabel } from '../../errors.js';
 import { shown } from '../../util/check.js';
+import { METHOD_NOT_FOUND } from '../../protocol/rpc-errors.js';
 import type { SearchToolsOptions, ToolSearchResult } from '../../model/tool-search.js';
 import { loadValidator, validatorLoaded } from '../../protocol/schemas/schema-validator.js';
 import type {
@@ -331,7 +332,7 @@ export class Scope {
 
 /** A server with resources but without templates may answer -32601 (method not found): that is no templates, not a failure. */
 function noTemplates(error: unknown): ResourceTemplate[] {
-  if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === -32601) return [];
+  if (error instanceof McpError && error.code === 'rpc-error' && error.rpc?.code === METHOD_NOT_FOUND) return [];
   throw error;
 }
 

@@ -9,6 +9,7 @@ import { Questions } from './questions.js';
 import { fail, fulfil, type PendingRequest, PendingRequests, refused, type RequestFinish } from './pending-requests.js';
 import { type Label, SessionErrors } from '../session-errors.js';
 import type { CallOptions } from '../types.js';
+import { mustBe } from '../../util/check.js';
 
 /** What a handler of an incoming request knows about it. */
 export interface IncomingRequestContext {
@@ -370,7 +371,7 @@ const silent = new WeakSet<PendingRequest>();
 function invalidDuration(options: CallOptions, field: 'timeout' | 'maxTotalTimeout'): McpError | undefined {
   const value = options[field];
   if (value === undefined || (typeof value === 'number' && value >= 0)) return undefined;
-  return new McpError('invalid-config', `the ${field} option must be a non-negative number of milliseconds, got ${String(value)} (${typeof value})`, {});
+  return new McpError('invalid-config', `the option ${mustBe(field, 'a non-negative number of milliseconds', value)}`, {});
 }
 
 /**

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { SERVER_ERROR } from '../../transport/mcp-constants.js';
 import type { Member } from './membership.js';
 
 /** Headers a hop must not pass on (RFC 9110 §7.6.1), and the Host, which is the next hop's. */
@@ -34,7 +35,7 @@ export function forwardRequest(member: Member, req: IncomingMessage, res: Server
       onFailed(error);
       if (!res.headersSent) {
         res.writeHead(503, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `the cluster member that holds this session (${member.url}) cannot be reached (${error.message}); start a new session` } }),
+          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: SERVER_ERROR, message: `the cluster member that holds this session (${member.url}) cannot be reached (${error.message}); start a new session` } }),
         );
       } else res.end();
       resolve();

@@ -4,6 +4,7 @@ import { McpError, serverLabel } from '../../errors.js';
 import type { ResolvedServer } from '../../manager/config/config.js';
 import type { ConnectOptions } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
+import { INVALID_PARAMS, SESSION_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { sharedSpec } from '../daemon/open-shared.js';
 import { fillStdioConfig } from '../principals/entry-fields.js';
 import { CREDENTIALS_HEADER, type InstanceRef, openInstance, sealInstance } from './instance-ref.js';
@@ -255,7 +256,7 @@ export class ClusterMember {
    */
   async elsewhere(kind: 'session' | 'round', value: string, req: IncomingMessage, res: ServerResponse, body?: string): Promise<boolean> {
     const refuse = (status: number, message: string) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: kind === 'session' ? -32001 : -32602, message } }));
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: kind === 'session' ? SESSION_NOT_FOUND : INVALID_PARAMS, message } }));
       return true;
     };
     const what = kind === 'session' ? 'Mcp-Session-Id' : 'requestState';

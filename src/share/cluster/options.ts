@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { McpError } from '../../errors.js';
+import { mustBe } from '../../util/check.js';
 
 /** The `cluster` manager option: one pool across every member that names the same Redis. */
 export interface ClusterOptions {
@@ -46,8 +47,8 @@ const MIN_SECRET = 32;
 /** Checks the option, naming the field and the value (never the secret's). */
 export function resolveCluster(options: ClusterOptions, env: Record<string, string | undefined> = process.env): ResolvedCluster {
   const wrong = (field: string, expected: string, value: unknown) =>
-    new McpError('invalid-config', `manager option cluster.${field} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`, { phase: 'config' });
-  if (typeof options !== 'object' || options === null) throw new McpError('invalid-config', `manager option cluster must be { redis, advertise, secret? }, got ${JSON.stringify(options)}`, { phase: 'config' });
+    new McpError('invalid-config', `manager option ${mustBe(`cluster.${field}`, expected, value)}`, { phase: 'config' });
+  if (typeof options !== 'object' || options === null) throw new McpError('invalid-config', `manager option ${mustBe('cluster', '{ redis, advertise, secret? }', options)}`, { phase: 'config' });
   if (typeof options.redis !== 'string' || !/^rediss?:\/\//.test(options.redis)) throw wrong('redis', 'a redis:// or rediss:// URL', shownRedis(options.redis));
   let advertise: URL;
   try {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpError } from '../../errors.js';
 import { HttpServerChannel } from '../../transport/server/http-server-channel.js';
 import type { Channel, JsonRpcMessage } from '../../transport/channel.js';
+import { PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { createMemoryChannelPair } from '../../transport/memory.js';
 import { DaemonSession } from '../daemon/daemon-session.js';
 import { SharedServer } from '../daemon/shared-server.js';
@@ -91,7 +92,7 @@ export class OwnerHost {
   private async serve(fingerprint: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
     const channel = sessionId === undefined ? undefined : this.httpSessions.get(sessionId);
-    if (sessionId !== undefined && !channel) return refuse(res, 404, 'Session not found', -32001);
+    if (sessionId !== undefined && !channel) return refuse(res, 404, 'Session not found', SESSION_NOT_FOUND);
     if (req.method === 'GET') return channel ? channel.attachStandalone(res) : refuse(res, 405, 'GET needs an Mcp-Session-Id');
     if (req.method === 'DELETE') {
       await channel?.close();
@@ -103,7 +104,7 @@ export class OwnerHost {
     try {
       message = JSON.parse(body ?? '') as JsonRpcMessage;
     } catch {
-      return refuse(res, 400, 'Parse error: the body is not one JSON-RPC message', -32700);
+      return refuse(res, 400, 'Parse error: the body is not one JSON-RPC message', PARSE_ERROR);
     }
     const sse = (req.headers.accept ?? '').includes('text/event-stream');
     if (channel) return channel.accept(message, res, sse);
@@ -220,7 +221,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
+function refuse(res: ServerResponse, status: number, message: string, code = SERVER_ERROR): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }
 

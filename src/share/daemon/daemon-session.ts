@@ -1,12 +1,12 @@
 import { McpError } from '../../errors.js';
-import { askingHandlers } from '../../gateway/asking-handlers.js';
-import { rpcFailure } from '../../protocol/rpc-errors.js';
-import { isInputRequired } from '../../protocol/server.js';
-import { InputRounds, PendingCall } from '../../gateway/input-rounds.js';
-import { CLIENT_CAPABILITIES_META_KEY, MRTR_METHODS, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY, UNSUPPORTED_PROTOCOL_VERSION } from '../../protocol/eras/modern.js';
+import { askingHandlers } from '../../protocol/asking-handlers.js';
+import { INTERNAL_ERROR } from '../../protocol/rpc-errors.js';
+import { McpServerSession } from '../../protocol/server.js';
+import { InputRounds, PendingCall } from '../../protocol/server-rounds.js';
+import { CLIENT_CAPABILITIES_META_KEY, MRTR_METHODS, PROTOCOL_VERSION_META_KEY, SUBSCRIPTION_ID_META_KEY } from '../../protocol/eras/modern.js';
 import type { RequestOptions } from '../../protocol/client.js';
-import { type IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
-import { ALL_PROTOCOL_VERSIONS, type HostHandlers, type HostRequestContext, LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, type Progress, type PromptRef, type ResourceTemplateRef, type Root, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/types.js';
+import type { IncomingRequestContext, RequestEngine } from '../../protocol/engine/engine.js';
+import { type HostHandlers, type HostRequestContext, MODERN_PROTOCOL_VERSION, type PromptRef, type ResourceTemplateRef, type Root } from '../../protocol/types.js';
 import type { Channel, RequestId } from '../../transport/channel.js';
 import { RelayedCalls } from './relayed-calls.js';
 import type { AttachedSession, SharedServer } from './shared-server.js';
@@ -43,8 +43,8 @@ const LISTEN_FLAG: Record<string, keyof Omit<Listen, 'uris'>> = {
 };
 
 /**
- * One client's session of one shared server, on the daemon: the MCP server half over the
- * client's socket. The handshake is answered from the running server's own; requests are
+ * One client's session of one shared server, on the daemon: the MCP server half
+ * ({@link McpServerSession}) over the client's socket. The handshake is answered from the running server's own; requests are
  * relayed to the shared client with this session as their caller, so a question the
  * server asks about a call (elicitation, sampling, roots) comes back here, and only here;
  * cancellation and progress follow the relayed request. The client keeps its own
@@ -55,10 +55,8 @@ const LISTEN_FLAG: Record<string, keyof Omit<Listen, 'uris'>> = {
  * `subscriptions/listen`, and a server's questions as `input_required` rounds.
  */
 export class DaemonSession implements AttachedSession {
-  readonly engine: RequestEngine;
-  /** What the client declared in `initialize`: it is asked only that. */
-  private declared: { elicitation?: unknown; sampling?: unknown; roots?: unknown } = {};
-  private initialized = false;
+  /** The handshake, the revision checks and the 2026 envelopes, answered as the shared server's own. */
+  private readonly session: McpServerSession;
   /** Tool calls in flight, by the arguments object a question's context names: which request it is about. */
   private readonly callsByArgs = new Map<object, RequestId>();
   private readonly uris = new Set<string>();
@@ -74,15 +72,27 @@ export class DaemonSession implements AttachedSession {
     readonly clientPid: number,
     onEnd: (session: DaemonSession) => void,
   ) {
+    const description = () => server.description();
+    this.session = new McpServerSession(channel, {
+      name: 'pool client',
+      get serverInfo() {
+        return description().serverInfo;
+      },
+      capabilities: () => description().capabilities,
+      instructions: () => description().instructions,
+      toRpc: asRpc,
+    });
+    // What the client declared in `initialize`: it is asked only that.
+    const declared = () => this.session.clientCapabilities;
     const ask = (method: string, request: object, ctx: HostRequestContext) => this.ask(method, request, ctx);
     this.handlers = {
-      ...askingHandlers(() => this.declared, ask),
+      ...askingHandlers(declared, ask),
       roots: async (ctx) => {
-        if (this.declared.roots === undefined) return this.server.params.spec.roots ?? [];
+        if (declared().roots === undefined) return this.server.params.spec.roots ?? [];
         return ((await ask('roots/list', {}, ctx)) as { roots?: Root[] }).roots ?? [];
       },
     };
-    const engine = (this.engine = new RequestEngine(channel, { name: 'pool client', timeout: 60_000 }));
+    const engine = this.engine;
     this.relayed = new RelayedCalls(
       {
         relay: () => server.relay,
@@ -93,7 +103,7 @@ export class DaemonSession implements AttachedSession {
         handlers: this.handlers,
         rounds: this.rounds,
         progress: (params) => void engine.notify('notifications/progress', params).catch(() => undefined),
-        enveloped: (result) => this.enveloped(result),
+        enveloped: (result) => this.session.enveloped('tools/call', result),
         roots: () => server.params.spec.roots ?? [],
         asRpc,
       },
@@ -101,7 +111,7 @@ export class DaemonSession implements AttachedSession {
       this.callsByArgs,
     );
     if ('intercept' in channel) channel.intercept = (message) => this.relayed.take(message);
-    this.engine.onClose(() => {
+    this.session.onClose(() => {
       this.relayed.close();
       this.rounds.close();
       for (const listen of this.listens.values()) for (const uri of listen.uris) this.uris.add(uri);
@@ -115,8 +125,12 @@ export class DaemonSession implements AttachedSession {
     server.attach(this);
   }
 
+  private get engine(): RequestEngine {
+    return this.session.engine;
+  }
+
   notify(method: string, params?: Record<string, unknown>): void {
-    if (this.initialized) this.engine.notify(method, params).catch(() => undefined);
+    if (this.session.initialized) this.engine.notify(method, params).catch(() => undefined);
     for (const [id, listen] of this.listens) {
       const flag = LISTEN_FLAG[method];
       const wanted = flag ? listen[flag] === true : method === 'notifications/resources/updated' && listen.uris.has(String(params?.uri));
@@ -143,23 +157,17 @@ export class DaemonSession implements AttachedSession {
     this.engine
       .notify(CLOSING_NOTE, { error: toWire(reason) })
       .catch(() => undefined)
-      .finally(() => void this.engine.close());
+      .finally(() => void this.session.close());
   }
 
   close(): Promise<void> {
-    return this.engine.close();
+    return this.session.close();
   }
 
   private register(): void {
-    const engine = this.engine;
     // The process is started by the first request that needs it: the handshake and the listings the cache knows need none.
     const up = () => this.server.ready();
-    engine.onRequest('initialize', (params) => this.initialize(params));
-    engine.onNotification('notifications/initialized', () => void (this.initialized = true));
-    this.relay('server/discover', async () => {
-      const { capabilities, serverInfo, instructions } = this.server.description();
-      return { supportedVersions: [MODERN_PROTOCOL_VERSION], capabilities, serverInfo, ...(instructions === undefined ? {} : { instructions }) };
-    });
+    // The server half's own listen grants list changes only; this one subscribes the server to URIs too.
     this.relay('subscriptions/listen', (_o, p, ctx) => this.listen(p, ctx));
     this.relay('ping', async (o) => {
       if (this.server.state === 'ready') await (await up()).ping(o);
@@ -196,20 +204,11 @@ export class DaemonSession implements AttachedSession {
    * handlers answer the questions about it); the client's cancellation aborts it.
    */
   private relay(method: string, work: (options: RequestOptions, params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<unknown>): void {
-    this.engine.onRequest(method, async (raw, ctx) => {
-      const params = (raw ?? {}) as Record<string, unknown>;
-      const meta = params._meta as Record<string, unknown> | undefined;
-      const version = meta?.[PROTOCOL_VERSION_META_KEY];
-      if (version !== undefined && !(ALL_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)) {
-        throw rpcFailure(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(version)}`, { supported: [MODERN_PROTOCOL_VERSION], requested: version });
-      }
-      try {
-        if (version !== MODERN_PROTOCOL_VERSION) return await work({ signal: ctx.signal, timeout: Infinity, handlers: this.handlers, caller: this }, params, ctx);
-        return this.enveloped((await this.modern(method, params, ctx, work)) as Record<string, unknown>);
-      } catch (error) {
-        throw asRpc(error);
-      }
-    });
+    this.session.handle(method, (params, ctx) =>
+      (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] === MODERN_PROTOCOL_VERSION
+        ? this.modern(method, params, ctx, work)
+        : work({ signal: ctx.signal, timeout: Infinity, handlers: this.handlers, caller: this }, params, ctx),
+    );
   }
 
   /**
@@ -230,12 +229,6 @@ export class DaemonSession implements AttachedSession {
     const handlers = { ...askingHandlers(() => declared, (m, request, c) => call.ask(m, request, c.signal)), roots };
     call.start((signal) => work({ signal, timeout: Infinity, handlers, caller: call }, params, ctx) as Promise<Record<string, unknown>>);
     return this.rounds.round(call, ctx.signal, undefined);
-  }
-
-  /** A 2026 result: its `resultType`, our identity in `_meta`. */
-  private enveloped(result: Record<string, unknown>): Record<string, unknown> {
-    const meta = { ...(result._meta as object | undefined), [SERVER_INFO_META_KEY]: this.server.description().serverInfo };
-    return { ...result, resultType: isInputRequired(result) ? 'input_required' : 'complete', _meta: meta };
   }
 
   /**
@@ -266,11 +259,7 @@ export class DaemonSession implements AttachedSession {
 
   private async callTool(params: Record<string, unknown>, options: RequestOptions, ctx: IncomingRequestContext): Promise<unknown> {
     const args = (params.arguments ?? {}) as Record<string, unknown>;
-    const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
-    const onProgress =
-      typeof token === 'string' || typeof token === 'number'
-        ? (p: Progress) => void this.engine.notify('notifications/progress', { progressToken: token, ...p }).catch(() => undefined)
-        : undefined;
+    const onProgress = this.session.progressOf(params, ctx);
     this.callsByArgs.set(args, ctx.id);
     try {
       const client = this.server.live ?? (await this.server.ready());
@@ -290,19 +279,11 @@ export class DaemonSession implements AttachedSession {
     return this.engine.request({ method, params: request as Record<string, unknown>, phase: 'tools/call', ...(onId ? { onId } : {}) }, { signal, timeout: ASK_TIMEOUT_MS });
   }
 
-  /** The handshake, from the shared server's own: its identity and capabilities, in the client's revision. */
-  private initialize(raw: unknown): Record<string, unknown> {
-    const p = (raw ?? {}) as { protocolVersion?: unknown; capabilities?: unknown };
-    if (p.capabilities && typeof p.capabilities === 'object') this.declared = p.capabilities as typeof this.declared;
-    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(p.protocolVersion) ? (p.protocolVersion as string) : LATEST_PROTOCOL_VERSION;
-    const { capabilities, serverInfo, instructions } = this.server.description();
-    return { protocolVersion, capabilities, serverInfo, ...(instructions === undefined ? {} : { instructions }) };
-  }
 }
 
 /** The answer for a failed relay: the server's own JSON-RPC error as it sent it; else ours, with our code in `data`. */
 function asRpc(error: unknown): McpError {
   if (error instanceof McpError && error.code === 'rpc-error' && error.rpc) return error;
   const wire = toWire(error);
-  return new McpError(wire.code as McpError['code'], wire.message, { rpc: { code: -32603, message: wire.message, data: { 'lazy-mcp/error': wire } } });
+  return new McpError(wire.code as McpError['code'], wire.message, { rpc: { code: INTERNAL_ERROR, message: wire.message, data: { 'lazy-mcp/error': wire } } });
 }

@@ -1,7 +1,8 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { McpError } from '../../errors.js';
-import type { JsonRpcMessage } from '../../transport/channel.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, type JsonRpcMessage } from '../../transport/channel.js';
+import { SERVER_ERROR } from '../../transport/mcp-constants.js';
 import { DaemonSession } from './daemon-session.js';
 import { fingerprint } from './fingerprint.js';
 import { DaemonManifests } from './manifests.js';
@@ -24,8 +25,6 @@ export interface DaemonOptions {
 
 /** How long a new connection has to say who it is. */
 const HELLO_TIMEOUT_MS = 10_000;
-/** The grace of a server's stop when the daemon exits. */
-const STOP_GRACE_MS = 2000;
 
 /**
  * The pool daemon: one per user and version, listening on a socket in the user's private
@@ -128,9 +127,9 @@ export class PoolDaemon {
       clearTimeout(this.idleTimer);
       this.listener.close();
       const reason = new McpError('unavailable', `the pool daemon stopped (${why})`, {});
-      await Promise.all([...this.servers.values()].map((s) => s.close(reason, STOP_GRACE_MS)));
+      await Promise.all([...this.servers.values()].map((s) => s.close(reason, DEFAULT_SHUTDOWN_GRACE_MS)));
       await Promise.all([...this.sessions].map((s) => s.close()));
-      await this.manifests.flushed(STOP_GRACE_MS);
+      await this.manifests.flushed(DEFAULT_SHUTDOWN_GRACE_MS);
       for (const socket of this.sockets) socket.destroy();
       try {
         unlinkSync(this.options.paths.socket);
@@ -162,7 +161,7 @@ export class PoolDaemon {
 
   private async hello(channel: SocketChannel, m: Record<string, unknown>): Promise<void> {
     const reply = (body: { result: unknown } | { error: unknown }) => channel.send({ jsonrpc: '2.0', id: HELLO_ID, ...body } as JsonRpcMessage);
-    const refuse = (error: unknown) => reply({ error: { code: -32000, message: (error as Error).message, data: toWire(error) } }).finally(() => channel.close());
+    const refuse = (error: unknown) => reply({ error: { code: SERVER_ERROR, message: (error as Error).message, data: toWire(error) } }).finally(() => channel.close());
     const params = (m.params ?? {}) as Partial<AttachParams & ControlParams>;
     if (m.id !== HELLO_ID || (m.method !== ATTACH_METHOD && m.method !== CONTROL_METHOD)) {
       return void refuse(new McpError('protocol-error', `the pool daemon expected ${ATTACH_METHOD} first, got ${JSON.stringify(m.method ?? m.id)}`, {})).catch(() => undefined);

@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { McpError } from '../../errors.js';
 import { defaultStateDir } from '../../util/state-dir.js';
 import { WIRE_VERSION } from './wire.js';
+import { mustBe } from '../../util/check.js';
 
 /** How a client finds (or starts) the pool daemon. */
 export interface SharedOptions {
@@ -56,7 +57,7 @@ export function daemonPaths(options: SharedOptions, version: string, env: NodeJS
 export function idleTimeout(options: SharedOptions, env: NodeJS.ProcessEnv = process.env): number {
   const raw = options.idleTimeoutMs ?? (nonEmpty(env.LAZY_MCP_DAEMON_IDLE_MS) === undefined ? DEFAULT_IDLE_TIMEOUT_MS : Number(env.LAZY_MCP_DAEMON_IDLE_MS));
   if (!Number.isSafeInteger(raw) || raw <= 0 || raw > 2 ** 31 - 1) {
-    throw new McpError('invalid-config', `the pool daemon's idle time-out (shared.idleTimeoutMs or LAZY_MCP_DAEMON_IDLE_MS) must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(options.idleTimeoutMs ?? env.LAZY_MCP_DAEMON_IDLE_MS)}`, {});
+    throw new McpError('invalid-config', `the pool daemon's idle time-out: ${mustBe(options.idleTimeoutMs === undefined ? 'LAZY_MCP_DAEMON_IDLE_MS' : 'shared.idleTimeoutMs', 'a whole number of milliseconds from 1 to 2147483647', options.idleTimeoutMs ?? env.LAZY_MCP_DAEMON_IDLE_MS)}`, {});
   }
   return raw;
 }

@@ -1,6 +1,6 @@
 import { McpError } from '../../errors.js';
-import { askingHandlers } from '../../gateway/asking-handlers.js';
-import { type InputRounds, PendingCall } from '../../gateway/input-rounds.js';
+import { askingHandlers } from '../../protocol/asking-handlers.js';
+import { type InputRounds, PendingCall } from '../../protocol/server-rounds.js';
 import type { RequestScope } from '../../protocol/client-options.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../protocol/engine/json-depth.js';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '../../protocol/eras/modern.js';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { ExitStatus } from '../channel.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, type ExitStatus } from '../channel.js';
 import { withinTime } from '../../util/deadline.js';
 import { sandboxEnvironment } from './child-env.js';
 import { registerGroup, unregisterGroup } from './exit-hook.js';
@@ -26,7 +26,7 @@ export interface ServerProcessEvents {
 }
 
 /** `close()`'s default grace, in ms. */
-export const DEFAULT_CLOSE_GRACE_MS = 2000;
+export const DEFAULT_CLOSE_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_MS;
 /** How much longer than its grace `close()` may take at most, in ms. */
 export const CLOSE_HARD_BOUND_MS = 1000;
 const POLL_MS = 25;

@@ -210,7 +210,7 @@ describe('RequestEngine: requests out', () => {
     const { engine } = setup();
     await expect(engine.request({ method: 'x', params: {}, phase: 'ping' }, { timeout: -1 })).rejects.toMatchObject({
       code: 'invalid-config',
-      message: 'the timeout option must be a non-negative number of milliseconds, got -1 (number)',
+      message: 'the option `timeout` must be a non-negative number of milliseconds, got -1 (number)',
     });
     await expect(engine.request({ method: 'x', params: {}, phase: 'ping' }, { maxTotalTimeout: 'soon' as never })).rejects.toMatchObject({ code: 'invalid-config' });
   });

@@ -48,7 +48,7 @@ it('a reload on one member is applied by every member; calls through either reac
 it('a bad cluster option is refused when the member joins, naming the field and never the secret', async () => {
   const wrongUrl = McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: 'http://nope', advertise: 'http://127.0.0.1:1', secret: SECRET } });
   managers.push(wrongUrl);
-  await expect(wrongUrl.clusterMember()).rejects.toThrow('manager option cluster.redis must be a redis:// or rediss:// URL, got "http://nope"');
+  await expect(wrongUrl.clusterMember()).rejects.toThrow('manager option `cluster.redis` must be a redis:// or rediss:// URL, got "http://nope" (string)');
   const shortSecret = McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: redis.url, advertise: 'http://127.0.0.1:1', secret: 'hunter2' } });
   managers.push(shortSecret);
   const error = await shortSecret.clusterMember()!.catch((e: Error) => e);

@@ -2,10 +2,8 @@ import { McpServerManager } from '../../../src/manager/manager.js';
 import type { OAuthRecord, TokenStore } from '../../../src/transport/http/oauth/token-store.js';
 import { textOf } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';
-import { startOAuthFixture, type OAuthFixture } from '../../transport/http/oauth/oauth-fixture.js';
-
-/** The host's "browser": follows the authorization URL, whose redirect lands on the loopback listener. */
-const browse = (url: URL) => void fetch(url).then((r) => r.text(), () => undefined);
+import type { OAuthFixture } from '../../transport/http/oauth/oauth-fixture.js';
+import { browse, oauthFixtureEach } from '../../support/oauth-pool.js';
 
 class MemoryStore implements TokenStore {
   readonly records = new Map<string, OAuthRecord>();
@@ -22,14 +20,7 @@ class MemoryStore implements TokenStore {
 
 describe('OAuth per principal', () => {
   let f: OAuthFixture;
-  const managers: McpServerManager[] = [];
-  beforeEach(async () => {
-    f = await startOAuthFixture({ mcp: true, challengeScope: 'read write' });
-  });
-  afterEach(async () => {
-    await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-    await f.close();
-  });
+  const managers = oauthFixtureEach({ mcp: true, challengeScope: 'read write' }, (fixture) => (f = fixture));
 
   it('keeps each principal\'s tokens apart: a login for alice authorizes alice only, and bob is told how to log in', async () => {
     const tokenStore = new MemoryStore();

@@ -1,37 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { cliPath } from '../../cli/run-cli.js';
-import { fixture, waitFor } from '../../support/fixtures.js';
+import { serveEach } from '../../cli/run-cli.js';
+import { fixture } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';
 
 const ISSUER = 'https://issuer.example.invalid';
 const AUDIENCE = 'lazy-mcp-test';
-const children: ChildProcess[] = [];
+const serve = serveEach();
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
   for (const close of closers.splice(0)) await close();
 });
-
-async function serve(args: string[]) {
-  const child = spawn(process.execPath, [cliPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
-  children.push(child);
-  let stderr = '';
-  let exit: number | null | undefined;
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.once('exit', (code) => (exit = code));
-  expect(await waitFor(() => exit !== undefined || /listening on \S+/.test(stderr), 15000, 20)).toBe(true);
-  return { url: /listening on (\S+)/.exec(stderr)?.[1], exit, stderr: () => stderr };
-}
 
 async function setup() {
   const pair = await generateKeyPair('ES256');

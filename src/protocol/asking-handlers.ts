@@ -1,5 +1,5 @@
-import { methodNotFound } from '../manager/scope/host-handlers.js';
-import type { CreateMessageResult, ElicitResult, HostHandlers, HostRequestContext } from '../protocol/types.js';
+import { methodNotFound } from './rpc-errors.js';
+import type { CreateMessageResult, ElicitResult, HostHandlers, HostRequestContext } from './types.js';
 
 /**
  * The handlers that put a backend's questions to a gateway client through `ask`, for what

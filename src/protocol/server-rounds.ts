@@ -1,7 +1,8 @@
 import { McpError } from '../errors.js';
-import type { Progress } from '../protocol/types.js';
-import { INVALID_PARAMS, rpcFailure } from '../protocol/rpc-errors.js';
-import { asInputRequired } from '../protocol/server.js';
+import { mustBe } from '../util/check.js';
+import type { Progress } from './types.js';
+import { INVALID_PARAMS, rpcFailure } from './rpc-errors.js';
+import { asInputRequired } from './server.js';
 import { nodeCrypto } from '../util/lazy-builtins.js';
 
 /** One question a backend asked during a call, waiting for the client's answer. */
@@ -200,7 +201,7 @@ export class InputRounds {
     };
     if (call.label !== label) throw fail(`${label}: the requestState belongs to ${call.label}`);
     if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
-      throw fail(`${label}: "inputResponses" must be an object keyed by the input requests, got ${JSON.stringify(inputResponses)}`);
+      throw fail(`${label}: ${mustBe('inputResponses', 'an object keyed by the input requests', inputResponses)}`);
     }
     call.answer((inputResponses ?? {}) as Record<string, unknown>);
     return call;

@@ -1,4 +1,5 @@
 import type { ConnectOptions } from '../protocol/client.js';
+import type { ListChange } from './cluster-hooks.js';
 import type { LogMessage } from '../protocol/types.js';
 import type { PoolAuth } from './auth/auth.js';
 import type { ToolCatalog } from './catalog/tool-catalog.js';
@@ -27,7 +28,7 @@ export interface SlotWiring {
   readonly tracing: Tracing | undefined;
   emit<E extends keyof ManagerEvents>(event: E, payload: ManagerEvents[E]): void;
   /** In a cluster: a list change this member saw, for every other member. */
-  tellCluster?(event: { type: 'tools' | 'prompts' | 'resources'; server: string }): void;
+  tellCluster?(event: ListChange): void;
 }
 
 /**
