@@ -18,7 +18,6 @@ import { parseConfig, type ServerEntry } from './config/config.js';
 import { inFile, readConfigFile } from './config/config-text.js';
 import type { ReloadReport } from './config/config-diff.js';
 import { type ConfigWatcher, watchConfigFile } from './config/config-watcher.js';
-import { ManifestCache } from './catalog/manifest-cache.js';
 import type { ServerMetrics } from './telemetry/metrics.js';
 import { HostRouter } from './scope/host-handlers.js';
 import { assertOpen, enabledSlots, type PoolState, slotOf } from './scope/pool-state.js';
@@ -31,14 +30,15 @@ import type { ServerStatus } from './pool/server-slot.js';
 import type { ToolSession } from './scope/session.js';
 import { OpenSessions, type SessionOptions } from './scope/open-sessions.js';
 import { defaultStateDir } from '../util/state-dir.js';
-import { ToolCatalog } from './catalog/tool-catalog.js';
+import type { ToolCatalog } from './catalog/tool-catalog.js';
+import { poolCatalog } from './pool-catalog.js';
 import type { ManagedTool, ToolIndex } from './catalog/tool-index.js';
 import { Tracing } from './telemetry/tracing.js';
 import type { ClusterMember } from '../share/cluster/member.js';
 import { clusterPlacement, type Placement, placementFor } from './pool/placement.js';
 import type { ManagerEvents } from './events.js';
 import type { SlotWiring } from './slot-wiring.js';
-import { filtersOf, SlotTable } from './slot-table.js';
+import { SlotTable } from './slot-table.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/channel.js';
 import { ClusterHooks, type ListChange } from './cluster-hooks.js';
 import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
@@ -127,37 +127,19 @@ export class McpServerManager extends EventEmitter {
     const stores = cluster?.stores();
     this.auth = new PoolAuth(stores && !options.tokenStore ? { ...options, tokenStore: stores.tokens } : options);
     this.router = new HostRouter(options.handlers, options.capabilities, options.roots);
-    const filters = filtersOf(entries);
-    this.catalog = new ToolCatalog(
-      entries.map((entry) => entry.name),
-      options.cacheDir,
-      (server, message, error) =>
-        this.emit('log', { server, level: 'warning', logger: 'cache', data: error ? `${message}: ${(error as Error).message ?? error}` : message }),
-      (server) => this.emit('toolsChanged', { server }),
-      filters,
-      (server, message) => this.emit('log', { server, level: 'warning', logger: 'tools', data: message }),
-      {
-        cacheHints: options.cacheHints,
-        contextOf: async (server) => {
-          const slot = this.slots.get(server);
-          // A list the server marks private serves only the principal (or session) it was made for.
-          if (slot instanceof InstancedSlot) return slot.context();
-          const entry = slot?.entry;
-          return (entry?.kind === 'http' && (await this.auth.providerFor(server, entry.config)?.context())) || '';
-        },
-        onStale: (server, listing, error) =>
-          this.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the stale ${listing} list: listing again failed: ${(error as Error).message ?? error}` }),
-        handshake: ManifestCache.handshakeKey(options.clientInfo ?? DEFAULT_CLIENT_INFO, Object.keys(this.router.connectionHandlers())),
-        ...(stores ? { store: stores.manifests } : {}),
-      },
-    );
+    this.catalog = poolCatalog(entries, options, {
+      emit: (event, payload) => this.emit(event, payload),
+      slot: (server) => this.slots.get(server),
+      auth: this.auth,
+      handlers: Object.keys(this.router.connectionHandlers()),
+      ...(stores ? { store: stores.manifests } : {}),
+    });
     this.index = this.catalog.index;
     const toolCalls: ToolCallHost = {
       index: this.index,
       invalidate: (server) => this.catalog.invalidate(server),
       stateDir: () => options.stateDir ?? defaultStateDir(),
     };
-    this.catalog.onPromptsChanged = (server) => this.emit('promptsChanged', { server });
     this.subscriptions = new Subscriptions((server, work, onlyIfRunning) =>
       onlyIfRunning && slotOf(this.pool, server).state !== 'ready' ? Promise.resolve() : slotOf(this.pool, server).run(work),
     );
@@ -373,13 +355,7 @@ export class McpServerManager extends EventEmitter {
    */
   async completeLogin(redirected: string | URL): Promise<void> {
     this.assertOpen();
-    let url: URL;
-    try {
-      url = new URL(redirected);
-    } catch (error) {
-      throw new McpError('invalid-arguments', `completeLogin's redirect must be a URL, got ${JSON.stringify(String(redirected)).slice(0, 200)}`, { phase: 'auth', cause: error });
-    }
-    await this.auth.completeLogin(url);
+    await this.auth.completeLogin(redirected);
   }
 
   /** Clears backoff or failure and starts the server again; rejects with the start error if it fails. */

@@ -90,8 +90,14 @@ export class PoolAuth {
   }
 
   /** A redirect the host's own redirect URI received: completes the authorization in wait that handed its URL out. */
-  completeLogin(redirected: URL): Promise<{ server: string }> {
-    return this.pending.complete(redirected);
+  completeLogin(redirected: string | URL): Promise<{ server: string }> {
+    let url: URL;
+    try {
+      url = new URL(redirected);
+    } catch (error) {
+      throw new McpError('invalid-arguments', `completeLogin's redirect must be a URL, got ${JSON.stringify(String(redirected)).slice(0, 200)}`, { phase: 'auth', cause: error });
+    }
+    return this.pending.complete(url);
   }
 
   /** Gives up the authorizations in wait. Idempotent. */
