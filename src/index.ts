@@ -73,7 +73,7 @@ export type { Gateway, GatewayOptions } from './gateway/gateway-server.js';
 export type { HttpListenerOptions } from './gateway/http-listener.js';
 export type { SearchOptions, SearchToolsOptions, SearchableTool, ToolMatch, ToolSearchResult } from './model/tool-search.js';
 export type { EmbedFunction } from './model/embedding-rank.js';
-export type { CredentialsResolver, Principal } from './share/principals/principal-scope.js';
+export type { CredentialsResolver, Principal } from './manager/principals/principal-scope.js';
 export type { Identity, JwtAuthOptions } from './share/principals/jwt-front.js';
 export type { Policy } from './share/principals/policies.js';
 export type { Limits } from './share/principals/access.js';

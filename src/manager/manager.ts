@@ -42,8 +42,8 @@ import { SlotTable } from './slot-table.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/channel.js';
 import { ClusterHooks, type ListChange } from './cluster-hooks.js';
 import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
-import { InstancedSlot } from '../share/principals/instanced-slot.js';
-import { checkPrincipal, type Principal } from '../share/principals/principal-scope.js';
+import { InstancedSlot } from './principals/instanced-slot.js';
+import { checkPrincipal, type Principal } from './principals/principal-scope.js';
 
 export type { FileOptions, ManagerEvents, ManagerOptions };
 

@@ -2,7 +2,7 @@ import type { ClusterOptions } from '../share/cluster/options.js';
 import { McpError } from '../errors.js';
 import type { HostHandlers, Implementation, Root } from '../protocol/types.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
-import type { CredentialsResolver } from '../share/principals/principal-scope.js';
+import type { CredentialsResolver } from './principals/principal-scope.js';
 import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
 import { mustBe } from '../util/check.js';

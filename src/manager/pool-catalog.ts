@@ -1,5 +1,5 @@
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
-import { InstancedSlot } from '../share/principals/instanced-slot.js';
+import { InstancedSlot } from './principals/instanced-slot.js';
 import type { PoolAuth } from './auth/auth.js';
 import type { ServerEntry } from './config/config.js';
 import { ManifestCache } from './catalog/manifest-cache.js';

@@ -7,8 +7,8 @@ import { ServerSlot } from './pool/server-slot.js';
 import { assertOpen } from './scope/pool-state.js';
 import { MetricsRecorder } from './telemetry/metrics.js';
 import { slotHost, type SlotWiring } from './slot-wiring.js';
-import { InstancedSlot } from '../share/principals/instanced-slot.js';
-import { instanceSlotHost, isInstanced } from '../share/principals/instance-host.js';
+import { InstancedSlot } from './principals/instanced-slot.js';
+import { instanceSlotHost, isInstanced } from './principals/instance-host.js';
 
 /**
  * The pool's slots by server name across reloads: one made per entry, replaced by diff

@@ -13,7 +13,7 @@ import { type PoolState, slotOf } from './scope/pool-state.js';
 import type { Subscriptions } from './scope/subscriptions.js';
 import type { MetricsRecorder } from './telemetry/metrics.js';
 import type { Tracing } from './telemetry/tracing.js';
-import { sessionOf } from '../share/principals/principal-scope.js';
+import { sessionOf } from './principals/principal-scope.js';
 
 /** What the slots' wiring needs of the manager. */
 export interface SlotWiring {

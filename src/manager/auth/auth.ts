@@ -4,7 +4,7 @@ import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OA
 import { authorizationContext, FileTokenStore, tokenStoreKey, type TokenStore } from '../../transport/http/oauth/token-store.js';
 import type { ResolvedRemoteServer } from '../config/config.js';
 import { defaultStateDir } from '../../util/state-dir.js';
-import { PrincipalTokenStore } from '../../share/principals/principal-tokens.js';
+import { PrincipalTokenStore } from '../principals/principal-tokens.js';
 import { PendingLogins } from './pending-logins.js';
 
 /** What the manager's options say about OAuth. */

@@ -11,7 +11,7 @@ import { type ExpansionContext, ExpansionError, expandVars, inputsOf } from './e
 import { isSandboxProblem, sandboxPolicy } from './sandbox-config.js';
 import { type ToolFilter, toolFilterProblem } from '../catalog/tool-filter.js';
 import type { HealthCheck } from '../pool/health.js';
-import { DEFAULT_INSTANCE_IDLE_MS, fillPlaceholders, type InstanceSpec, instanceSpec, isFieldProblem, type PlaceholderFields } from '../../share/principals/entry-fields.js';
+import { DEFAULT_INSTANCE_IDLE_MS, fillPlaceholders, type InstanceSpec, instanceSpec, isFieldProblem, type PlaceholderFields } from '../principals/entry-fields.js';
 
 /** One server entry as users write it (Claude Desktop, Cursor, Claude Code, VS Code). */
 export interface ServerEntryConfig {

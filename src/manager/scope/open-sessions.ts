@@ -4,8 +4,8 @@ import { type ToolFilter, toolFilterProblem, toolPredicate } from '../catalog/to
 import { handlersProblem } from './host-handlers.js';
 import { assertOpen, narrow, type PoolState } from './pool-state.js';
 import { ToolSession } from './session.js';
-import { InstancedSlot } from '../../share/principals/instanced-slot.js';
-import { checkPrincipal, newScope, type Principal, scoped, sessionOf } from '../../share/principals/principal-scope.js';
+import { InstancedSlot } from '../principals/instanced-slot.js';
+import { checkPrincipal, newScope, type Principal, scoped, sessionOf } from '../principals/principal-scope.js';
 
 /** What `McpServerManager.session()` takes. */
 export interface SessionOptions {

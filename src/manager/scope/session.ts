@@ -7,7 +7,7 @@ import type { ToolPredicate } from '../catalog/tool-filter.js';
 import type { Caller } from './host-handlers.js';
 import type { PoolState, View } from './pool-state.js';
 import { NO_OPTIONS, Scope } from './scope.js';
-import { nextSessionId } from '../../share/principals/principal-scope.js';
+import { nextSessionId } from '../principals/principal-scope.js';
 
 /**
  * One chat session's scope of the shared pool: the same processes, limited to some

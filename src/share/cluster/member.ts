@@ -6,7 +6,7 @@ import type { ConnectOptions } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
 import { INVALID_PARAMS, SESSION_NOT_FOUND } from '../../transport/mcp-constants.js';
 import { sharedSpec } from '../daemon/open-shared.js';
-import { fillStdioConfig } from '../principals/entry-fields.js';
+import { fillStdioConfig } from '../../manager/principals/entry-fields.js';
 import { CREDENTIALS_HEADER, type InstanceRef, openInstance, sealInstance } from './instance-ref.js';
 import type { AttachParams } from '../daemon/wire.js';
 import { clusterFingerprint } from './fingerprint.js';

@@ -1,6 +1,6 @@
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { McpError } from '../../errors.js';
-import type { Principal } from './principal-scope.js';
+import type { Principal } from '../../manager/principals/principal-scope.js';
 
 /** The gateway as an OAuth 2.1 resource server: how bearer JWTs are checked. */
 export interface JwtAuthOptions {

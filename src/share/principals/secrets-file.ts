@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpError } from '../../errors.js';
-import type { CredentialsResolver } from './principal-scope.js';
+import type { CredentialsResolver } from '../../manager/principals/principal-scope.js';
 
 /**
  * The credentials of the gateway's principals, kept by the operator in one JSON file

@@ -1,8 +1,8 @@
 import { McpError, serverLabel } from '../../errors.js';
 import type { McpClient } from '../../protocol/client.js';
 import type { CallOptions } from '../../protocol/types.js';
-import type { ResolvedRemoteServer, ResolvedServer, ServerEntry } from '../../manager/config/config.js';
-import { type RequestLabel, ServerSlot, type ServerState, type ServerStatus, type SlotHost, type SlotRequest } from '../../manager/pool/server-slot.js';
+import type { ResolvedRemoteServer, ResolvedServer, ServerEntry } from '../config/config.js';
+import { type RequestLabel, ServerSlot, type ServerState, type ServerStatus, type SlotHost, type SlotRequest } from '../pool/server-slot.js';
 import { credentialsFor } from './credentials.js';
 import { fillPlaceholders, fillStdioConfig, type InstanceSpec } from './entry-fields.js';
 import { type CredentialsResolver, currentScope, type Principal, type PrincipalScope } from './principal-scope.js';

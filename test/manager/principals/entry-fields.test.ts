@@ -1,5 +1,5 @@
 import { parseConfig } from '../../../src/manager/config/config.js';
-import { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES } from '../../../src/share/principals/entry-fields.js';
+import { DEFAULT_INSTANCE_IDLE_MS, DEFAULT_MAX_INSTANCES } from '../../../src/manager/principals/entry-fields.js';
 
 const one = (entry: object) => parseConfig({ mcpServers: { s: entry } }, { HOME: '/home/u', ORG: 'acme' })[0]!;
 const errorOf = (entry: object) => {
