@@ -64,7 +64,7 @@ export { ToolSession } from './manager/scope/session.js';
 export type { ToolFilter } from './manager/catalog/tool-filter.js';
 export { defaultStateDir } from './util/state-dir.js';
 export type { LoginOptions } from './manager/auth/auth.js';
-export type { Authorize } from './transport/http/oauth/oauth-provider.js';
+export type { Authorize } from './transport/http/oauth/provider-types.js';
 export type { OAuthRecord, StoredClient, StoredTokens, TokenStore } from './transport/http/oauth/token-store.js';
 export { ToolSearchIndex } from './model/tool-search.js';
 export { serveGateway } from './gateway/serve-gateway.js';

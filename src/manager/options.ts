@@ -3,7 +3,7 @@ import { McpError } from '../errors.js';
 import type { HostHandlers, Implementation, Root } from '../protocol/types.js';
 import type { SharedOptions } from '../share/daemon/paths.js';
 import type { CredentialsResolver } from './principals/principal-scope.js';
-import type { Authorize } from '../transport/http/oauth/oauth-provider.js';
+import type { Authorize } from '../transport/http/oauth/provider-types.js';
 import type { TokenStore } from '../transport/http/oauth/token-store.js';
 import { mustBe } from '../util/check.js';
 import { CACHE_HINTS_MODES, type CacheHintsMode } from './catalog/tool-catalog.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { McpError, serverLabel } from '../../errors.js';
-import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OAuthProviderOptions, PendingAuthorization } from '../../transport/http/oauth/oauth-provider.js';
+import type { Authorize, LoginOptions as ProviderLoginOptions, OAuthProvider, OAuthProviderOptions, PendingAuthorization } from '../../transport/http/oauth/provider-types.js';
 import { authorizationContext, FileTokenStore, tokenStoreKey, type TokenStore } from '../../transport/http/oauth/token-store.js';
 import type { ResolvedRemoteServer } from '../config/config.js';
 import { defaultStateDir } from '../../util/state-dir.js';

@@ -1,5 +1,5 @@
 import { McpError, serverLabel } from '../../errors.js';
-import type { OAuthProvider, PendingAuthorization } from '../../transport/http/oauth/oauth-provider.js';
+import type { OAuthProvider, PendingAuthorization } from '../../transport/http/oauth/provider-types.js';
 
 /** How long a handed-out authorization URL waits for its redirect, in ms (the loopback login's default). */
 export const PENDING_LOGIN_MS = 300_000;

@@ -1,6 +1,6 @@
 import type { ConnectOptions } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';
-import type { OAuthProvider } from '../../transport/http/oauth/oauth-provider.js';
+import type { OAuthProvider } from '../../transport/http/oauth/provider-types.js';
 import type { ServerEntry } from '../config/config.js';
 
 /** An entry a slot can start: a stdio server (sandboxed or not) or a remote one. */

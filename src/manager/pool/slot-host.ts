@@ -1,7 +1,7 @@
 import type { ConnectOptions, McpClient } from '../../protocol/client.js';
 import type { RequestFinish } from '../../protocol/engine/pending-requests.js';
 import type { CallOptions, HostHandlers, Tool } from '../../protocol/types.js';
-import type { OAuthProvider } from '../../transport/http/oauth/oauth-provider.js';
+import type { OAuthProvider } from '../../transport/http/oauth/provider-types.js';
 import type { MetricsRecorder } from '../telemetry/metrics.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { ChannelFactory } from './channel-factory.js';

@@ -2,7 +2,7 @@ import type { ConnectOptions } from '../../protocol/client.js';
 import type { LogMessage } from '../../protocol/types.js';
 import type { ServerEntry } from '../config/config.js';
 import type { SlotHost } from '../pool/server-slot.js';
-import type { OAuthProvider } from '../../transport/http/oauth/oauth-provider.js';
+import type { OAuthProvider } from '../../transport/http/oauth/provider-types.js';
 import { type Redactor, redactData, redactError } from './redact.js';
 
 /** Whether the entry runs one instance per principal or per session. */

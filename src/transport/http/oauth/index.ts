@@ -1,5 +1,5 @@
 export { createOAuthProvider } from './oauth-provider.js';
-export type { Authorize, LoginOptions, OAuthProvider, OAuthProviderOptions } from './oauth-provider.js';
+export type { Authorize, LoginOptions, OAuthProvider, OAuthProviderOptions } from './provider-types.js';
 export { oauthConfigProblem } from './client-registration.js';
 export type { OAuthConfig } from './client-registration.js';
 export { FileTokenStore, tokenStoreKey } from './token-store.js';
