@@ -1,5 +1,5 @@
 import { McpError, serverLabel } from '../errors.js';
-import { shown as describe } from '../util/check.js';
+import { mustBe } from '../util/check.js';
 import type { Framing } from '../transport/framing/framing.js';
 import type { RemoteChannelConfig } from '../transport/http/create-http-channel.js';
 import type { ProcessSpec } from '../transport/stdio/server-process.js';
@@ -38,7 +38,7 @@ const REMOTE_TYPES: Readonly<Record<string, 'http' | 'sse'>> = { http: 'http', '
  */
 export function remoteChannelConfig(config: ServerConfig, name: string | undefined): RemoteChannelConfig | undefined {
   const fail = (field: string, expected: string, value: unknown): never => {
-    throw new McpError('invalid-config', `${serverLabel(name)}invalid \`${field}\`: expected ${expected}, got ${describe(value)}`, { server: name, phase: 'config' });
+    throw new McpError('invalid-config', `${serverLabel(name)}${mustBe(field, expected, value)}`, { server: name, phase: 'config' });
   };
   if (typeof config !== 'object' || config === null) return fail('config', 'an object', config);
   const type: unknown = config.type;

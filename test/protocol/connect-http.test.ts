@@ -46,17 +46,17 @@ describe('McpClient.connect over HTTP', () => {
     await expect(McpClient.connect({ type: 'ftp' as 'http', url: 'http://127.0.0.1:1/mcp' }, { name: 'r' })).rejects.toMatchObject({
       code: 'invalid-config',
       server: 'r',
-      message: 'server "r": invalid `type`: expected "stdio", "http", "streamable-http" or "sse", got "ftp" (string)',
+      message: 'server "r": `type` must be "stdio", "http", "streamable-http" or "sse", got "ftp" (string)',
     });
     await expect(McpClient.connect({ type: 'http', url: 'file:///etc/passwd' }, { name: 'r' })).rejects.toMatchObject({
       code: 'invalid-config',
-      message: expect.stringContaining('invalid `url`: expected an http or https URL, got "file:///etc/passwd"'),
+      message: expect.stringContaining('`url` must be an http or https URL, got "file:///etc/passwd"'),
     });
     const secret = await McpClient.connect({ type: 'http', url: 'ftp://me:hunter2@example.invalid/' }, { name: 'r' }).catch((e: Error) => e);
     expect((secret as Error).message).not.toContain('hunter2');
     await expect(McpClient.connect({ type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { n: 1 as unknown as string } }, { name: 'r' })).rejects.toMatchObject({
       code: 'invalid-config',
-      message: expect.stringContaining('invalid `headers`'),
+      message: expect.stringContaining('`headers` must be'),
     });
   });
 

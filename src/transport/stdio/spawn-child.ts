@@ -2,6 +2,7 @@ import type { execa as Execa } from 'execa';
 import { McpError, serverLabel } from '../../errors.js';
 import { safeEnvironment } from './child-env.js';
 import { DEFAULT_SANDBOX, type SandboxOptions, type SandboxPolicy } from './sandbox/policy.js';
+import { mustBe } from '../../util/check.js';
 
 /** How to start one server process. */
 export interface ProcessSpec {
@@ -47,7 +48,7 @@ export function resolveSpec(spec: ProcessSpec): ResolvedSpec {
   const fail = (field: string, expected: string, value: unknown): never => {
     throw new McpError(
       'invalid-config',
-      `${serverLabel(spec.name)}invalid \`${field}\`: expected ${expected}, got ${describe(value)}`,
+      `${serverLabel(spec.name)}${mustBe(field, expected, value)}`,
       { server: spec.name, phase: 'config' },
     );
   };
@@ -82,7 +83,7 @@ function sandboxProblem(sandbox: SandboxOptions): { field: string; expected: str
     if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) return { field: `.${field}`, expected: 'an array of strings', value: list };
     if (field !== 'env') {
       const relative = list.find((path: string) => !path.startsWith('/'));
-      if (relative !== undefined) return { field: `.${field}`, expected: 'absolute paths', value: relative };
+      if (relative !== undefined) return { field: `.${field}`, expected: 'a list of absolute paths', value: relative };
     }
   }
   if (sandbox.network !== undefined && typeof sandbox.network !== 'boolean') return { field: '.network', expected: 'a boolean', value: sandbox.network };
@@ -186,7 +187,3 @@ function describeSpawnError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function describe(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? 'an array' : String(value);
-  return `${text.length > 60 ? `${text.slice(0, 60)}…` : text} (${value === null ? 'null' : typeof value})`;
-}

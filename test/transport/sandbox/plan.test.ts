@@ -175,7 +175,7 @@ describe('a sandboxed spawn that cannot be set up', () => {
   test('a relative sandbox path given to the API is invalid-config', async () => {
     await expect(ServerProcess.spawn(nodeSpec('echo-server.mjs', [], { sandbox: { ...DEFAULT_SANDBOX, read: ['data'] } }))).rejects.toMatchObject({
       code: 'invalid-config',
-      message: 'server "echo-server": invalid `sandbox.read`: expected absolute paths, got "data" (string)',
+      message: 'server "echo-server": `sandbox.read` must be a list of absolute paths, got "data" (string)',
     });
   });
 });

@@ -171,7 +171,7 @@ describe('spawn failures', () => {
   test('an invalid spec names the field and the value', async () => {
     const error = await failure({ name: 'fs', command: process.execPath, stderrTailLines: -1 });
     expect(error).toMatchObject({ code: 'invalid-config', server: 'fs' });
-    expect(error.message).toBe('server "fs": invalid `stderrTailLines`: expected a non-negative integer, got -1 (number)');
+    expect(error.message).toBe('server "fs": `stderrTailLines` must be a non-negative integer, got -1 (number)');
   });
 });
 
