@@ -28,6 +28,12 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
   readonly info: ChannelInfo;
   private readonly config: ExchangeConfig;
   private readonly lifetime = new AbortController();
+  /**
+   * Each POST's own abort, ended with the channel. Not the lifetime signal itself: undici
+   * keeps a listener on a request's signal past its answer, and one signal shared by every
+   * POST gathered them by the thousand over a session (MaxListenersExceededWarning).
+   */
+  private readonly posts = new Set<AbortController>();
   private readonly maxMessageBytes: number;
   private readonly endpoint: Promise<URL>;
   private closing: Promise<void> | undefined;
@@ -57,33 +63,46 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
     if (!this.isOpen) throw this.closedError();
     const endpoint = await this.endpoint;
     const method = 'method' in message ? message.method : 'response';
-    let response: Response;
+    const controller = new AbortController();
+    this.posts.add(controller);
     try {
-      response = await exchange(
-        { ...this.config, url: endpoint },
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(message),
-          signal: this.lifetime.signal,
-          idempotent: false,
-          label: method,
-        },
-      );
-    } catch (error) {
-      if (error instanceof ExchangeAborted) throw this.closedError();
-      if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
-      throw error;
+      let response: Response;
+      try {
+        response = await exchange(
+          { ...this.config, url: endpoint },
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(message),
+            signal: controller.signal,
+            idempotent: false,
+            label: method,
+          },
+        );
+      } catch (error) {
+        if (error instanceof ExchangeAborted) throw this.closedError();
+        if (error instanceof McpError && error.code === 'connect-failed' && !isAuthFailure(error)) this.fail(error);
+        throw error;
+      }
+      const text = response.ok ? '' : await response.text().catch(() => '');
+      if (response.ok) await discardBody(response);
+      else throw httpFailure(this.config.server, `${shownOrigin(this.config.shown)}${endpoint.pathname}`, method, response.status, text);
+    } finally {
+      this.posts.delete(controller);
     }
-    const text = response.ok ? '' : await response.text().catch(() => '');
-    if (response.ok) await discardBody(response);
-    else throw httpFailure(this.config.server, `${shownOrigin(this.config.shown)}${endpoint.pathname}`, method, response.status, text);
+  }
+
+  /** Ends the stream and every POST in flight. */
+  private abortAll(): void {
+    this.lifetime.abort();
+    for (const post of this.posts) post.abort();
+    this.posts.clear();
   }
 
   close(_graceMs?: number): Promise<void> {
     this.closing ??= (async () => {
       this.options.signal?.removeEventListener('abort', this.onSignal);
-      this.lifetime.abort();
+      this.abortAll();
       await this.pool?.close();
       this.fireClose(new McpError('closed', `${serverLabel(this.config.server)}the SSE channel was closed`, this.fields()));
     })();
@@ -158,7 +177,7 @@ export class SseLegacyChannel extends ChannelEvents implements Channel {
   /** Ends the channel with `reason` (once) and returns the reason the channel ended with. */
   private fail(reason: McpError): McpError {
     if (!this.closeReason) {
-      this.lifetime.abort();
+      this.abortAll();
       void this.pool?.close();
       this.options.signal?.removeEventListener('abort', this.onSignal);
       this.fireClose(reason);

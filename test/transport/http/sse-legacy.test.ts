@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { SseLegacyChannel } from '../../../src/transport/http/sse-legacy.js';
 import { closeReason, RawClient } from './raw-client.js';
@@ -32,6 +33,24 @@ describe('SseLegacyChannel (2024-11-05 HTTP+SSE) against the SDK v1 SSE server',
     expect((await closed).code).toBe('closed');
     expect(await waitFor(() => server.openStreams() === 0)).toBe(true);
     await expect(client.request('ping')).rejects.toMatchObject({ code: 'closed' });
+  });
+
+  it('64 POSTs in flight put no pile of abort listeners on one signal (Node 20 warns past 10)', async () => {
+    const server = await startSseServer();
+    servers.push(server);
+    // The platform's fetch, watched: how many abort listeners the signal of each request carries once it is sent.
+    let most = 0;
+    const watched: typeof fetch = (input, init) => {
+      const sent = fetch(input, init);
+      if (init?.signal) most = Math.max(most, getEventListeners(init.signal, 'abort').length);
+      return sent;
+    };
+    const channel = new SseLegacyChannel({ url: server.url, name: 'old', fetch: watched });
+    channels.push(channel);
+    const client = new RawClient(channel);
+    await client.initialize('2024-11-05');
+    await Promise.all(Array.from({ length: 64 }, () => client.request('ping')));
+    expect(most).toBeLessThanOrEqual(2);
   });
 
   it('refuses an endpoint on another origin', async () => {
