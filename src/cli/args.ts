@@ -24,7 +24,7 @@ export type Command =
   | { name: 'resources'; servers: string[] }
   | { name: 'read'; server: string; uri: string; timeout?: number; maxTime?: number }
   | { name: 'status'; watch?: { intervalMs: number } }
-  | { name: 'login'; server: string }
+  | { name: 'login'; server: string; principal?: string }
   | { name: 'prompts'; servers: string[] }
   | { name: 'prompt'; prompt: string; args?: string; timeout?: number; maxTime?: number };
 
@@ -53,7 +53,7 @@ Usage:
   lazy-mcp resources [--server S]... [--json]
   lazy-mcp read <server> <uri> [--timeout MS] [--max-time MS] [--json]
   lazy-mcp status [--watch [--interval MS]] [--json]
-  lazy-mcp login <server>
+  lazy-mcp login <server> [--principal ID]
   lazy-mcp prompts [--server S]... [--json]
   lazy-mcp prompt <public-name> [json-args] [--timeout MS] [--json]
   lazy-mcp serve [--http] [--no-shared] [options]   (see lazy-mcp serve --help)
@@ -97,6 +97,8 @@ Options:
   --watch           (status) refresh the figures every --interval MS (default
                     1000); with --json, one line a refresh
   --args-file F     read the call's JSON arguments from file F ("-" for stdin)
+  --principal ID    (login) authorize for this principal, for a server run per
+                    principal; its tokens are kept apart from everyone's
   --timeout MS      time allowed without progress, in milliseconds; progress
                     restarts it (default: the server's timeout, else 30000)
   --max-time MS     time allowed for the whole request, progress or not
@@ -116,6 +118,7 @@ const OPTIONS = {
   'cache-dir': { type: 'string' },
   server: { type: 'string', multiple: true },
   'args-file': { type: 'string' },
+  principal: { type: 'string' },
   timeout: { type: 'string' },
   'max-time': { type: 'string' },
   watch: { type: 'boolean' },
@@ -139,7 +142,7 @@ const COMMANDS: Record<Command['name'], { options: OptionName[]; required: strin
   resources: { options: ['server'], required: [], optional: [] },
   read: { options: ['timeout', 'max-time'], required: ['server', 'uri'], optional: [] },
   status: { options: ['watch', 'interval'], required: [], optional: [] },
-  login: { options: [], required: ['server'], optional: [] },
+  login: { options: ['principal'], required: ['server'], optional: [] },
   prompts: { options: ['server'], required: [], optional: [] },
   prompt: { options: ['timeout', 'max-time'], required: ['public-name'], optional: ['json-args'] },
 };
@@ -213,7 +216,10 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
       return values.watch ? { name: 'status', watch: { intervalMs: values.interval === undefined ? 1000 : parseMs('--interval', values.interval) } } : { name: 'status' };
     },
     read: () => ({ name: 'read', server: rest[0], uri: rest[1], ...timeouts }),
-    login: () => ({ name: 'login', server: rest[0] }),
+    login: () => {
+      if (values.principal === '') throw new UsageError('--principal needs an id, such as: lazy-mcp login gh --principal alice');
+      return { name: 'login', server: rest[0], ...(values.principal === undefined ? {} : { principal: values.principal }) };
+    },
     prompts: () => ({ name: 'prompts', servers }),
     prompt: () => ({ name: 'prompt', prompt: rest[0], ...(rest[1] === undefined ? {} : { args: rest[1] }), ...timeouts }),
     call: () => {

@@ -42,7 +42,7 @@ export function runCommand(command: Command, ctx: CommandContext): Promise<numbe
     case 'status':
       return command.watch ? watchStatus(ctx, { intervalMs: command.watch.intervalMs, redraw: Boolean(process.stdout.isTTY) && !ctx.json }) : showStatus(ctx);
     case 'login':
-      return login(command.server, ctx);
+      return login(command.server, command.principal, ctx);
     case 'prompts':
       return listPrompts(command.servers, ctx);
     case 'prompt':

@@ -24,6 +24,8 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['read', 'fs', 'file:///x', '--verbose'])).toMatchObject({ command: { name: 'read', server: 'fs', uri: 'file:///x' }, options: { verbose: true } });
     expect(parseCommandLine(['resources'])).toMatchObject({ command: { name: 'resources', servers: [] } });
     expect(parseCommandLine(['status', '--json'])).toMatchObject({ command: { name: 'status' }, options: { json: true } });
+    expect(parseCommandLine(['login', 'gh'])).toMatchObject({ command: { name: 'login', server: 'gh' } });
+    expect(parseCommandLine(['login', 'gh', '--principal', 'alice'])).toMatchObject({ command: { name: 'login', server: 'gh', principal: 'alice' } });
   });
 
   it('answers --help and --version before anything else', () => {
@@ -46,6 +48,8 @@ describe('parseCommandLine', () => {
     [['tools', '--from', 'vs-code'], '--from must be one of claude-desktop, claude-code, cursor, vscode, got "vs-code"; did you mean vscode?'],
     [['tool'], '"tool" needs <public-name>'],
     [['status', '--server', 'x'], 'option --server does not apply to "status"'],
+    [['tools', '--principal', 'alice'], 'option --principal does not apply to "tools"'],
+    [['login', 'gh', '--principal', ''], '--principal needs an id, such as: lazy-mcp login gh --principal alice'],
     [['read', 'fs'], '"read" needs <server> <uri>'],
     [['status', 'extra'], 'unexpected argument "extra" for "status"'],
     [['call', 't', '{}', '--args-file', 'f'], 'give the call arguments either on the command line or with --args-file, not both'],

@@ -57,4 +57,12 @@ describe('lazy-mcp login <server>', () => {
     expect(run.code).toBe(2); // the caller's mistake, as for any invalid-arguments
     expect(run.stderr).toContain('login needs an HTTP server with "oauth"');
   });
+
+  it('--principal applies to a server run per principal; for a shared one it is refused, naming why', async () => {
+    const config = join(scratch.path, 'shared.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { plain: { type: 'http', url: f.resource.href } } }));
+    const run = await runCli(['--config', config, 'login', 'plain', '--principal', 'alice'], { env: { XDG_STATE_HOME: join(scratch.path, 'state3') } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("login's principal applies to a server run per principal");
+  });
 });
