@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolveCluster } from '../../../src/share/cluster/options.js';
-import { ownerOf, placementKey } from '../../../src/share/cluster/rendezvous.js';
 import { join } from 'node:path';
 import { isAlive, killLeftovers, repoRoot, waitFor } from '../../support/fixtures.js';
+import { tempDir } from '../../support/temp-dirs.js';
 import { callTool, notesConfig, openSession, rpc, SECRET, TestMember, TestRedis } from './support.js';
 
 // Three real `lazy-mcp serve --http --cluster` processes and a real redis-server: the
@@ -184,33 +184,44 @@ it("a 2026 call's input rounds continue through another member: the sealed reque
 }, 60_000);
 
 it('a member joining takes the servers it now owns at their next use; the old owner drains and stops its process', async () => {
-  const config = notesConfig();
-  const first = await TestMember.start(config.path, redis);
+  // Six servers (one pids folder each), so that some surely move when three members join:
+  // rendezvous leaves each with the first member at a chance of 1 in 4, all six at 1 in 4096.
+  const dir = tempDir('lazy-mcp-cluster-join-');
+  const names = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'];
+  const pidsOf = (name: string) => join(dir, name);
+  for (const name of names) mkdirSync(pidsOf(name));
+  const path = join(dir, 'mcp.json');
+  writeFileSync(path, JSON.stringify({ mcpServers: Object.fromEntries(names.map((name) => [name, { command: process.execPath, args: [join(repoRoot, 'test/fixtures/notes-pid.mjs'), pidsOf(name)] }])) }));
+  const first = await TestMember.start(path, redis);
   members.push(first);
   const session = await openSession(first.url);
-  const before = Number(textOf(await callTool(first.url, session, 'mcp__notes__pid')));
-  leftovers.push(before);
-  const [fingerprint] = (await health(first)).running;
-  const firstId = (await health(first)).id;
-  // Rendezvous decides: members join (three at a time) until one of them wins the server.
-  let winner: TestMember | undefined;
-  for (let batch = 0; batch < 6 && !winner; batch++) {
-    const joined = await Promise.all([0, 1, 2].map(() => TestMember.start(config.path, redis)));
-    members.push(...joined);
-    const ids = new Map(await Promise.all(members.map(async (m) => [(await health(m)).id, m] as const)));
-    winner = ids.get(ownerOf(placementKey(fingerprint), [...ids.keys()])!);
-    if (winner === first) winner = undefined;
-  }
-  expect(winner).toBeDefined();
-  let after = before;
+  const pidOf = async (name: string) => Number(textOf(await callTool(first.url, session, `mcp__${name}__pid`)));
+  const before = new Map<string, number>();
+  for (const name of names) before.set(name, await pidOf(name));
+  leftovers.push(...before.values());
+  const joined = await Promise.all([0, 1, 2].map(() => TestMember.start(path, redis)));
+  members.push(...joined);
+  // The first member places by what it sees: all four members, before the next calls.
+  await until(async () => (await health(first)).members.length === 4, 10_000);
+  // Each server moves at a use after the new owner is seen: call them all until some have moved.
+  const after = new Map<string, number>();
   await until(async () => {
-    // A call made while the server moves may fail `unavailable`: only an answer counts.
-    after = Number(textOf(await callTool(first.url, session, 'mcp__notes__pid')));
-    return Number.isInteger(after) && after !== before;
+    for (const name of names) {
+      // A call made while the server moves may fail `unavailable`: only an answer counts.
+      const pid = await pidOf(name).catch(() => NaN);
+      if (Number.isInteger(pid)) after.set(name, pid);
+    }
+    return names.some((name) => after.has(name) && after.get(name) !== before.get(name));
   }, 30_000);
-  leftovers.push(after);
-  expect(readFileSync(`/proc/${after}/status`, 'utf8')).toContain(`PPid:\t${winner!.pid}`);
-  // The old process was stopped once its calls were over: one process of the server again.
-  expect(await waitFor(() => !isAlive(before), 12_000)).toBe(true);
-  expect(readdirSync(config.pids).map(Number).filter(isAlive)).toEqual([after]);
+  leftovers.push(...after.values());
+  const moved = names.filter((name) => after.has(name) && after.get(name) !== before.get(name));
+  expect(moved.length).toBeGreaterThan(0);
+  const joinedPids = joined.map((m) => m.pid);
+  for (const name of moved) {
+    // Started by one of the members that joined, its new owner ...
+    expect(joinedPids).toContain(Number(/PPid:\t(\d+)/.exec(readFileSync(`/proc/${after.get(name)}/status`, 'utf8'))?.[1]));
+    // ... and the old process stopped once its calls were over: one process of the server again.
+    expect(await waitFor(() => !isAlive(before.get(name)!), 12_000)).toBe(true);
+    expect(readdirSync(pidsOf(name)).map(Number).filter(isAlive)).toEqual([after.get(name)]);
+  }
 }, 180_000);
