@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { McpClient } from '../../src/index.js';
@@ -9,6 +9,7 @@ import { DEATH_SEEN_WITHIN_MS } from '../../src/share/cluster/membership.js';
 import { createHttpChannel } from '../../src/transport/http/create-http-channel.js';
 import type { Plan } from './plan.js';
 import { Figure, type Metric } from './runs.js';
+import { freePort } from './gateway-procs.js';
 import { childEnv, fixtureServer, repoRoot } from './setup.js';
 import { now, quantile, since } from './stats.js';
 
@@ -245,17 +246,6 @@ function kill(pids: readonly number[]): void {
       // Gone meanwhile.
     }
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function pings(port: number): Promise<boolean> {
