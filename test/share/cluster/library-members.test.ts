@@ -3,31 +3,13 @@ import { McpServerManager } from '../../../src/manager/manager.js';
 import type { ReloadReport } from '../../../src/manager/config/config-diff.js';
 import { resolveCluster } from '../../../src/share/cluster/options.js';
 import { fixture, waitFor } from '../../support/fixtures.js';
-import { freePort, SECRET, TestRedis } from './support.js';
+import { embeddedMembers, SECRET } from './support.js';
 
 // Managers embedded in a host (no gateway): each serves the members' endpoint on its own
 // `advertise` port. A config applied on one member is applied on every member.
 
-let redis: TestRedis;
-const managers: McpServerManager[] = [];
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-});
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
-afterAll(async () => {
-  await redis.stop();
-});
-
-async function member(config: object): Promise<McpServerManager> {
-  const port = await freePort();
-  const manager = McpServerManager.fromConfig(config, { cluster: { redis: redis.url, advertise: `http://127.0.0.1:${port}`, secret: SECRET } });
-  managers.push(manager);
-  await manager.clusterMember();
-  return manager;
-}
+const cluster = embeddedMembers();
+const member = cluster.member;
 
 it('a reload on one member is applied by every member; calls through either reach one process', async () => {
   const echo = fixture('echo-server.mjs');
@@ -47,10 +29,10 @@ it('a reload on one member is applied by every member; calls through either reac
 
 it('a bad cluster option is refused when the member joins, naming the field and never the secret', async () => {
   const wrongUrl = McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: 'http://nope', advertise: 'http://127.0.0.1:1', secret: SECRET } });
-  managers.push(wrongUrl);
+  cluster.track(wrongUrl);
   await expect(wrongUrl.clusterMember()).rejects.toThrow('manager option `cluster.redis` must be a redis:// or rediss:// URL, got "http://nope" (string)');
-  const shortSecret = McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: redis.url, advertise: 'http://127.0.0.1:1', secret: 'hunter2' } });
-  managers.push(shortSecret);
+  const shortSecret = McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: cluster.redisUrl, advertise: 'http://127.0.0.1:1', secret: 'hunter2' } });
+  cluster.track(shortSecret);
   const error = await shortSecret.clusterMember()!.catch((e: Error) => e);
   expect((error as Error).message).toBe('manager option cluster.secret (or LAZY_MCP_CLUSTER_SECRET) must be a string of at least 32 characters shared by every member, got 7 characters');
   expect(() => McpServerManager.fromConfig({ mcpServers: {} }, { cluster: { redis: 5 } as never })).toThrow(/manager option `cluster` must be \{ redis/);
@@ -59,7 +41,7 @@ it('a bad cluster option is refused when the member joins, naming the field and 
 /** What a member runs as an owner (fingerprints), from its internal health endpoint. */
 async function running(manager: McpServerManager): Promise<string[]> {
   const member = (await manager.clusterMember())!;
-  const auth = resolveCluster({ redis: redis.url, advertise: 'http://x', secret: SECRET }).keys.auth;
+  const auth = resolveCluster({ redis: cluster.redisUrl, advertise: 'http://x', secret: SECRET }).keys.auth;
   const response = await fetch(`${member.options.advertise}/.lazy-mcp/cluster/health`, { headers: { authorization: `Bearer ${auth}` } });
   return ((await response.json()) as { running: string[] }).running;
 }

@@ -1,31 +1,13 @@
-import { McpServerManager } from '../../../src/manager/manager.js';
+import type { McpServerManager } from '../../../src/manager/manager.js';
 import { INTERNAL_PREFIX } from '../../../src/share/cluster/owner-host.js';
 import { fixture, textOf } from '../../support/fixtures.js';
-import { freePort, SECRET, TestRedis } from './support.js';
+import { embeddedMembers } from './support.js';
 
 // Two members embedded in hosts (no gateway), one server run per principal: each principal's
 // instance runs on the member its (fingerprint, principal) hash picks, with its credentials.
 
-let redis: TestRedis;
-const managers: McpServerManager[] = [];
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-});
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
-afterAll(async () => {
-  await redis.stop();
-});
-
-async function member(config: object): Promise<McpServerManager> {
-  const port = await freePort();
-  const manager = McpServerManager.fromConfig(config, { cluster: { redis: redis.url, advertise: `http://127.0.0.1:${port}`, secret: SECRET } });
-  managers.push(manager);
-  await manager.clusterMember();
-  return manager;
-}
+const cluster = embeddedMembers();
+const member = cluster.member;
 
 /** What a member runs (keys of its owned servers), from its internal health endpoint. */
 async function running(manager: McpServerManager): Promise<string[]> {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { McpServerManager } from '../../../src/manager/manager.js';
 import { safeEnvironment } from '../../../src/transport/stdio/child-env.js';
 import { cliPath } from '../../cli/run-cli.js';
 import { isAlive, repoRoot, waitFor } from '../../support/fixtures.js';
@@ -19,6 +20,38 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A test file's managers embedded in one host as members of a cluster (no gateway), on a
+ * real Redis started for the file: `member(config)` makes one and waits until it has joined;
+ * every manager made or handed to `track` is shut down after each test.
+ */
+export function embeddedMembers(): { readonly redisUrl: string; member(config: object): Promise<McpServerManager>; track(manager: McpServerManager): void } {
+  let redis: TestRedis | undefined;
+  const managers: McpServerManager[] = [];
+  beforeAll(async () => {
+    redis = await TestRedis.start();
+  });
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  return {
+    get redisUrl() {
+      return redis!.url;
+    },
+    track: (manager) => void managers.push(manager),
+    async member(config) {
+      const port = await freePort();
+      const manager = McpServerManager.fromConfig(config, { cluster: { redis: redis!.url, advertise: `http://127.0.0.1:${port}`, secret: SECRET } });
+      managers.push(manager);
+      await manager.clusterMember();
+      return manager;
+    },
+  };
 }
 
 /** Whether something answers Redis's PING on the port. */
