@@ -1,5 +1,20 @@
 import type { McpServerManager } from '../../src/manager/manager.js';
+import type { OAuthRecord, TokenStore } from '../../src/transport/http/oauth/token-store.js';
 import { startOAuthFixture, type OAuthFixture } from '../transport/http/oauth/oauth-fixture.js';
+
+/** A token store in memory, whose records a test can read. */
+export class MemoryStore implements TokenStore {
+  readonly records = new Map<string, OAuthRecord>();
+  async get(key: string) {
+    return this.records.get(key);
+  }
+  async set(key: string, value: OAuthRecord) {
+    this.records.set(key, value);
+  }
+  async delete(key: string) {
+    this.records.delete(key);
+  }
+}
 
 /** The host's "browser": follows the authorization URL, whose redirect lands on the loopback listener. */
 export const browse = (url: URL): void => void fetch(url).then((r) => r.text(), () => undefined);

@@ -1,23 +1,10 @@
 import { McpServerManager } from '../../../src/manager/manager.js';
 import { McpError } from '../../../src/errors.js';
 import { toRpcError } from '../../../src/protocol/rpc-errors.js';
-import type { OAuthRecord, TokenStore } from '../../../src/transport/http/oauth/token-store.js';
 import { textOf } from '../../support/fixtures.js';
+import { MemoryStore } from '../../support/oauth-pool.js';
 import { tempDir } from '../../support/temp-dirs.js';
 import { startOAuthFixture, type OAuthFixture } from '../../transport/http/oauth/oauth-fixture.js';
-
-class MemoryStore implements TokenStore {
-  readonly records = new Map<string, OAuthRecord>();
-  async get(key: string) {
-    return this.records.get(key);
-  }
-  async set(key: string, value: OAuthRecord) {
-    this.records.set(key, value);
-  }
-  async delete(key: string) {
-    this.records.delete(key);
-  }
-}
 
 /** The user at the authorization server: follows the URL, which approves at once and redirects; the redirect is returned, not followed. */
 async function approve(url: string): Promise<URL> {

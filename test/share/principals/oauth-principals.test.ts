@@ -1,22 +1,8 @@
 import { McpServerManager } from '../../../src/manager/manager.js';
-import type { OAuthRecord, TokenStore } from '../../../src/transport/http/oauth/token-store.js';
 import { textOf } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';
 import type { OAuthFixture } from '../../transport/http/oauth/oauth-fixture.js';
-import { browse, oauthFixtureEach } from '../../support/oauth-pool.js';
-
-class MemoryStore implements TokenStore {
-  readonly records = new Map<string, OAuthRecord>();
-  async get(key: string) {
-    return this.records.get(key);
-  }
-  async set(key: string, value: OAuthRecord) {
-    this.records.set(key, value);
-  }
-  async delete(key: string) {
-    this.records.delete(key);
-  }
-}
+import { browse, MemoryStore, oauthFixtureEach } from '../../support/oauth-pool.js';
 
 describe('OAuth per principal', () => {
   let f: OAuthFixture;
