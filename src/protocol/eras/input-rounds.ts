@@ -46,6 +46,7 @@ export class ModernRequests {
    * answered with the calling request's own handlers and the request sent again on a fresh
    * id with `inputResponses` and the `requestState` exactly as received. Not async: a
    * request answered in one round (nearly all) costs no extra turns of the microtask queue.
+   * The caller's `finish` (see RequestFinish) makes its outcome from the last round's.
    */
   call<S extends z.ZodType>(
     method: string,
@@ -59,13 +60,16 @@ export class ModernRequests {
     scope: RequestScope,
   ): Promise<z.infer<S>> {
     const began = options.startedAt ?? performance.now();
-    // The envelope is a fresh copy: the engine may add the progress token to it in place.
-    const request = { method, params: withEnvelope(params, this.host.clientInfo, this.host.requestCapabilities(scope)), phase, label, withProgress, ownsParams: true, scope };
-    return this.engine.request(request, options).then((raw) => {
+    // Read as the answer arrives (the engine's decode): a call answered in one round costs no promise layer of its own.
+    const decode = (raw: unknown): unknown => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
-      return this.inputRounds(decoded, { began, method, params, schema, accepts, phase, options, label, withProgress, scope });
-    });
+      // The host's handlers answer after this turn, not inside the reading of the answer.
+      return Promise.resolve().then(() => this.inputRounds(decoded, { began, method, params, schema, accepts, phase, options, label, withProgress, scope }));
+    };
+    // The envelope is a fresh copy: the engine may add the progress token to it in place.
+    const enveloped = withEnvelope(params, this.host.clientInfo, this.host.requestCapabilities(scope));
+    return this.engine.request<z.infer<S>>({ method, params: enveloped, phase, label, withProgress, ownsParams: true, scope, finish: options.finish, decode }, options);
   }
 
   /** A complete 2026 result: its cache hints kept (listings), then read by `schema`. */
