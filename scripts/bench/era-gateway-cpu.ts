@@ -2,8 +2,17 @@
 // call of McpClient in each era against its own `lazy-mcp serve --no-shared` (stdio)
 // fronting the echo server, interleaved run by run, 64 in flight. A dev tool for
 // before/after comparisons, not part of `npm run bench` (figure 13 is). Host on CPU 0,
-// the gateways on the last CPU, as the bench places them. Usage:
+// the gateways on the last CPU, as the bench places them.
+//
+// A third client is the control: the legacy era carrying the 2026 envelope in each call's
+// `_meta` (so the gateway answers in the 2026 shape too), the bytes of a 2026 call both
+// ways through the legacy era's code. 2026 ÷ it is what the 2026 era's own client code
+// costs; it ÷ legacy is what the bytes the 2026 revision puts on the wire cost. Usage:
 //   node dist-bench/scripts/bench/era-gateway-cpu.js [runs] [calls]
+import { McpClient } from '../../src/index.js';
+import { DEFAULT_CLIENT_INFO } from '../../src/protocol/client-options.js';
+import { resultSchemas } from '../../src/protocol/schemas/lazy-schemas.js';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '../../src/transport/mcp-constants.js';
 import type { Conn } from './clients.js';
 import { eraConn, serveStdio, workDir, writeConfig } from './gateway-procs.js';
 import { placements } from './placement.js';
@@ -17,11 +26,30 @@ const calls = Number(callsText);
 const where = placements().split;
 pin(where.host);
 const config = writeConfig(workDir('era-gateway-cpu'), 'one.json', { echo: fixtureServer('bench-echo-server.mjs') });
-const eras = ['2026', 'legacy'] as const;
+const eras = ['2026', 'legacy', 'legacy+2026 bytes'] as const;
 const conns = new Map<string, Conn>();
 const figures: Record<string, { host: number[]; server: number[]; rate: number[] }> = {};
+
+/** The control: a legacy session whose calls carry the 2026 envelope, with the progress token the engine would add. */
+function sameBytes(client: McpClient): Conn {
+  const schema = resultSchemas().CallToolResultSchema;
+  let token = 0;
+  return {
+    pid: client.pid,
+    call: (name, args) => {
+      const _meta = { [PROTOCOL_VERSION_META_KEY]: '2026-07-28', [CLIENT_INFO_META_KEY]: DEFAULT_CLIENT_INFO, [CLIENT_CAPABILITIES_META_KEY]: {}, progressToken: ++token };
+      return client.request('tools/call', { name: `mcp__echo__${name}`, arguments: args, _meta }, schema, 'tools/call', {}, false);
+    },
+    close: () => client.close(),
+  };
+}
+
 try {
-  for (const era of eras) conns.set(era, await placed(where.children, () => eraConn(() => serveStdio(config, era), era, era, (t) => `mcp__echo__${t}`), where.host));
+  for (const era of ['2026', 'legacy'] as const) conns.set(era, await placed(where.children, () => eraConn(() => serveStdio(config, era), era, era, (t) => `mcp__echo__${t}`), where.host));
+  conns.set('legacy+2026 bytes', sameBytes(await placed(where.children, () => serveStdio(config, 'legacy'), where.host)));
+  // The control is one only if the gateway answers it in the 2026 shape, as it does a request whose `_meta` names 2026-07-28.
+  const answer = (await conns.get('legacy+2026 bytes')!.call('echo', { text: 'hello' })) as { resultType?: unknown };
+  if (answer.resultType !== 'complete') throw new Error(`the control got a legacy answer: ${JSON.stringify(answer)}`);
   for (const conn of conns.values()) await inFlight(conn, 4000, 64);
   for (let run = 0; run < Number(runsText); run++) {
     for (let k = 0; k < eras.length; k++) {
@@ -43,7 +71,9 @@ try {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 for (const era of eras) {
   const f = figures[era]!;
-  console.log(`${era.padEnd(7)} ${median(f.rate).toFixed(0).padStart(6)} calls/s; CPU per call: host ${median(f.host).toFixed(1)} µs (${f.host.map((v) => v.toFixed(0)).join(' ')}), gateway ${median(f.server).toFixed(0)} µs`);
+  console.log(`${era.padEnd(17)} ${median(f.rate).toFixed(0).padStart(6)} calls/s; CPU per call: host ${median(f.host).toFixed(1)} µs (${f.host.map((v) => v.toFixed(0)).join(' ')}), gateway ${median(f.server).toFixed(0)} µs`);
 }
 const h = (era: string) => median(figures[era]!.host);
 console.log(`host CPU per call, 2026 ÷ legacy: ${(h('2026') / h('legacy')).toFixed(3)}×`);
+console.log(`  of which the 2026 era's client code (2026 ÷ legacy carrying the same bytes): ${(h('2026') / h('legacy+2026 bytes')).toFixed(3)}×`);
+console.log(`  and the bytes on the wire (legacy carrying the 2026 bytes ÷ legacy): ${(h('legacy+2026 bytes') / h('legacy')).toFixed(3)}×`);

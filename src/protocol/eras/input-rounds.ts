@@ -10,6 +10,7 @@ import { combineCacheHints, decodeModernResult, MAX_INPUT_ROUNDS, type ModernRes
 
 /** A 2026 request that takes more than one round: what each round is sent with (see {@link ModernRequests.call}). */
 interface ModernCall<S extends z.ZodType> {
+  /** When the call began (`performance.now()`), for its `maxTotalTimeout`; 0 without one. */
   began: number;
   method: string;
   params: Record<string, unknown>;
@@ -59,7 +60,8 @@ export class ModernRequests {
     withProgress: boolean | undefined,
     scope: RequestScope,
   ): Promise<z.infer<S>> {
-    const began = options.startedAt ?? performance.now();
+    // Only a later round's maxTotalTimeout needs the call's start: no clock read for the rest.
+    const began = options.maxTotalTimeout === undefined ? 0 : (options.startedAt ?? performance.now());
     // Read as the answer arrives (the engine's decode): a call answered in one round costs no promise layer of its own.
     const decode = (raw: unknown): unknown => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
