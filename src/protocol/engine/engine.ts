@@ -56,13 +56,6 @@ export interface OutgoingRequest {
   onId?: (id: number) => void;
   /** Makes the caller's outcome from the request's, before the promise settles (see {@link RequestFinish}). */
   finish?: RequestFinish;
-  /**
-   * Reads the raw result first, in place of `schema` (the 2026 result envelope): what it
-   * returns is the result, a promise for one the request's later rounds make; what it
-   * throws fails the request. It runs as the answer arrives, so a request answered at once
-   * costs no promise layer of its own.
-   */
-  decode?: (result: unknown) => unknown;
 }
 
 export interface RequestEngineOptions {
@@ -202,7 +195,6 @@ export class RequestEngine {
       scope: request.scope,
       signal,
       finish,
-      decode: request.decode,
     };
     if (request.silentCancel) silent.add(record);
     this.pending.add(record);
@@ -270,7 +262,6 @@ export class RequestEngine {
     if (!request) return;
     this.questions?.over(request.id, undefined);
     if (error !== undefined && error !== null) return fail(request, this.errors.rpc(request, error));
-    if (request.decode) return decoded(request, request.decode, result);
     if (!request.schema || request.accepts?.(result)) return fulfil(request, result);
     const parsed = request.schema.safeParse(result);
     if (parsed.success) fulfil(request, parsed.data);
@@ -348,20 +339,6 @@ export class RequestEngine {
     this.closeListeners.fire(reason);
     this.closeListeners.clear();
   }
-}
-
-/** Settles `request` with what `decode` makes of its result (see {@link OutgoingRequest.decode}). */
-function decoded(request: PendingRequest, decode: (result: unknown) => unknown, result: unknown): void {
-  let value: unknown;
-  try {
-    value = decode(result);
-  } catch (error) {
-    return fail(request, error as McpError);
-  }
-  if (!(value instanceof Promise)) return fulfil(request, value);
-  // Later rounds: the finish waits for the last of them.
-  const finish = request.finish;
-  request.resolve(finish ? value.then((last: unknown) => finish.done(last), (error: unknown) => finish.failed(error)) : value);
 }
 
 /** `params` with `_meta.progressToken` set to `token`: in place when they are the request's own, else a copy. */

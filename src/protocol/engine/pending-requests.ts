@@ -31,8 +31,6 @@ export interface PendingRequest {
   scope?: unknown;
   /** Makes the caller's outcome from the request's, before the promise settles. */
   finish?: RequestFinish;
-  /** Reads the raw result in place of `schema` (see OutgoingRequest.decode). */
-  readonly decode?: (result: unknown) => unknown;
 }
 
 /**

@@ -47,7 +47,6 @@ export class ModernRequests {
    * answered with the calling request's own handlers and the request sent again on a fresh
    * id with `inputResponses` and the `requestState` exactly as received. Not async: a
    * request answered in one round (nearly all) costs no extra turns of the microtask queue.
-   * The caller's `finish` (see RequestFinish) makes its outcome from the last round's.
    */
   call<S extends z.ZodType>(
     method: string,
@@ -62,16 +61,13 @@ export class ModernRequests {
   ): Promise<z.infer<S>> {
     // Only a later round's maxTotalTimeout needs the call's start: no clock read for the rest.
     const began = options.maxTotalTimeout === undefined ? 0 : (options.startedAt ?? performance.now());
-    // Read as the answer arrives (the engine's decode): a call answered in one round costs no promise layer of its own.
-    const decode = (raw: unknown): unknown => {
+    // The envelope is a fresh copy: the engine may add the progress token to it in place.
+    const request = { method, params: withEnvelope(params, this.host.clientInfo, this.host.requestCapabilities(scope)), phase, label, withProgress, ownsParams: true, scope };
+    return this.engine.request(request, options).then((raw) => {
       const decoded = decodeModernResult(this.name, phase, method, raw);
       if (decoded.kind === 'complete') return this.completed(decoded, method, params, schema, accepts, label, phase);
-      // The host's handlers answer after this turn, not inside the reading of the answer.
-      return Promise.resolve().then(() => this.inputRounds(decoded, { began, method, params, schema, accepts, phase, options, label, withProgress, scope }));
-    };
-    // The envelope is a fresh copy: the engine may add the progress token to it in place.
-    const enveloped = withEnvelope(params, this.host.clientInfo, this.host.requestCapabilities(scope));
-    return this.engine.request<z.infer<S>>({ method, params: enveloped, phase, label, withProgress, ownsParams: true, scope, finish: options.finish, decode }, options);
+      return this.inputRounds(decoded, { began, method, params, schema, accepts, phase, options, label, withProgress, scope });
+    });
   }
 
   /** A complete 2026 result: its cache hints kept (listings), then read by `schema`. */

@@ -37,35 +37,6 @@ describe('RequestEngine: requests out', () => {
     await expect(bad).rejects.toMatchObject({ code: 'protocol-error', phase: 'tools/list', message: expect.stringContaining('invalid tools/list result: tools.0:') });
   });
 
-  it('reads a result with decode in place of the schema: its value, its throw, or the promise it returns settles the call, through the finish', async () => {
-    const { peer, engine } = setup();
-    const seen: unknown[] = [];
-    const decode = (raw: unknown): unknown => {
-      seen.push(raw);
-      const { kind } = raw as { kind: string };
-      if (kind === 'bad') throw new McpError('protocol-error', 'server "mem": a bad envelope');
-      return kind === 'later' ? tick().then(() => ({ round: 2 })) : { round: 1 };
-    };
-    const finish = { done: (value: unknown) => ({ finished: value }), failed: (error: unknown) => Promise.reject(Object.assign(error as McpError, { seenByFinish: true })) };
-    // The schema would refuse every one of these results: decode stands in its place.
-    const schema = z.object({ never: z.string() });
-    const now = engine.request({ method: 'now', params: {}, phase: 'tools/call', schema, decode, finish });
-    const later = engine.request({ method: 'later', params: {}, phase: 'tools/call', schema, decode, finish });
-    const bad = rejection(engine.request({ method: 'bad', params: {}, phase: 'tools/call', schema, decode, finish }));
-    const refused = rejection(engine.request({ method: 'refused', params: {}, phase: 'tools/call', schema, decode }));
-    peer.reply((await peer.next('now')).id, { kind: 'now' });
-    peer.reply((await peer.next('later')).id, { kind: 'later' });
-    peer.reply((await peer.next('bad')).id, { kind: 'bad' });
-    peer.fail((await peer.next('refused')).id, -32602, 'no');
-    await expect(now).resolves.toEqual({ finished: { round: 1 } });
-    await expect(later).resolves.toEqual({ finished: { round: 2 } });
-    expect(await bad).toMatchObject({ code: 'protocol-error', message: 'server "mem": a bad envelope', seenByFinish: true });
-    expect(await refused).toMatchObject({ code: 'rpc-error', rpc: { code: -32602 } });
-    // An error answer is no result: decode never sees it.
-    expect(seen).toEqual([{ kind: 'now' }, { kind: 'later' }, { kind: 'bad' }]);
-    expect(engine.inFlight).toBe(0);
-  });
-
   it('turns an error answer into rpc-error with the code, message and data', async () => {
     const { peer, engine } = setup();
     const call = engine.request({ method: 'x', params: {}, phase: 'tools/call', label: 'tools/call "x"' });
