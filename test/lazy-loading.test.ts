@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { safeEnvironment } from '../src/transport/stdio/child-env.js';
 import { fixture, repoRoot } from './support/fixtures.js';
 import { tempDir } from './support/temp-dirs.js';
@@ -15,6 +16,7 @@ import { tempDir } from './support/temp-dirs.js';
 const recorder = resolve(repoRoot, 'test/fixtures/module-recorder.mjs');
 const entry = pathToFileURL(resolve(repoRoot, 'dist/index.js')).href;
 const cli = resolve(repoRoot, 'dist/cli/main.js');
+const execFileAsync = promisify(execFile);
 
 /** Loaded only by the feature that needs it: a spawn, a connection, a schema check, OAuth, telemetry, HTTP, JSONC, a hash. */
 const HEAVY: Record<string, RegExp> = {
@@ -98,6 +100,20 @@ it('importing the package and constructing a manager loads none of the heavy mod
   expect({ code: run.code, stdout: run.stdout.trim() }).toEqual({ code: 0, stdout: '["echo"]' });
   expect(run.loaded.some((url) => url.endsWith('/dist/index.js'))).toBe(true);
   expect(heavyIn(run.loaded)).toEqual([]);
+}, 40_000);
+
+it("importing the package and constructing a manager load none of Node's streams (an ESM import of node:fs would)", async () => {
+  // Without the recorder, whose loader thread brings streams of its own; asked before
+  // anything is written, since writing to a pipe loads them too.
+  const script = `
+    const { McpServerManager } = await import(${JSON.stringify(entry)});
+    const manager = McpServerManager.fromConfig({ mcpServers: { echo: { command: 'echo-never-started' } } });
+    const streams = process.moduleLoadList.filter((name) => /^NativeModule (stream|internal\\/fs\\/streams)$/.test(name));
+    console.log(JSON.stringify(streams));
+    await manager.shutdown();
+  `;
+  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: safeEnvironment(), timeout: 30_000 });
+  expect(JSON.parse(stdout)).toEqual([]);
 }, 40_000);
 
 it('a manager given `cluster` loads neither the cluster code nor the Redis client at construction (it joins on first need)', async () => {
