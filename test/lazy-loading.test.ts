@@ -31,6 +31,8 @@ const HEAVY: Record<string, RegExp> = {
   'the OAuth client': /\/dist\/transport\/http\/oauth\/oauth-provider\.js$/,
   'the HTTP transports': /\/dist\/transport\/http\/(streamable-http|sse-legacy)\.js$/,
   ioredis: /\/node_modules\/ioredis\//,
+  // Light, but the one package an import would otherwise resolve (util/deadline.ts).
+  'p-timeout': /\/node_modules\/p-timeout\//,
   'the cluster code': /\/dist\/share\/cluster\//,
   // Node's own, each costlier to load than the package (util/lazy-builtins.ts).
   'node:crypto': /^node:crypto$/,
@@ -149,7 +151,7 @@ it('the recorder sees them once used: a call loads execa (and node:child_process
   `;
   const run = await runRecorded(['--input-type=module', '-e', script]);
   expect({ code: run.code, stdout: run.stdout.trim() }).toEqual({ code: 0, stdout: 'hi' });
-  expect(heavyIn(run.loaded)).toEqual(expect.arrayContaining(['execa', 'zod', 'ajv', 'jsonc-parser', 'node:child_process']));
+  expect(heavyIn(run.loaded)).toEqual(expect.arrayContaining(['execa', 'zod', 'ajv', 'jsonc-parser', 'node:child_process', 'p-timeout']));
   expect(heavyIn(run.loaded)).not.toContain("vscode-jsonrpc's entry");
 }, 40_000);
 
