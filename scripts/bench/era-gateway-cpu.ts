@@ -9,12 +9,8 @@
 // ways through the legacy era's code. 2026 ÷ it is what the 2026 era's own client code
 // costs; it ÷ legacy is what the bytes the 2026 revision puts on the wire cost. Usage:
 //   node dist-bench/scripts/bench/era-gateway-cpu.js [runs] [calls]
-import { McpClient } from '../../src/index.js';
-import { DEFAULT_CLIENT_INFO } from '../../src/protocol/client-options.js';
-import { resultSchemas } from '../../src/protocol/schemas/lazy-schemas.js';
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '../../src/transport/mcp-constants.js';
 import type { Conn } from './clients.js';
-import { eraConn, serveStdio, workDir, writeConfig } from './gateway-procs.js';
+import { eraConn, sameBytesConn, serveStdio, workDir, writeConfig } from './gateway-procs.js';
 import { placements } from './placement.js';
 import { pin, placed } from './pin.js';
 import { cpuMs } from './procs.js';
@@ -30,26 +26,9 @@ const eras = ['2026', 'legacy', 'legacy+2026 bytes'] as const;
 const conns = new Map<string, Conn>();
 const figures: Record<string, { host: number[]; server: number[]; rate: number[] }> = {};
 
-/** The control: a legacy session whose calls carry the 2026 envelope, with the progress token the engine would add. */
-function sameBytes(client: McpClient): Conn {
-  const schema = resultSchemas().CallToolResultSchema;
-  let token = 0;
-  return {
-    pid: client.pid,
-    call: (name, args) => {
-      const _meta = { [PROTOCOL_VERSION_META_KEY]: '2026-07-28', [CLIENT_INFO_META_KEY]: DEFAULT_CLIENT_INFO, [CLIENT_CAPABILITIES_META_KEY]: {}, progressToken: ++token };
-      return client.request('tools/call', { name: `mcp__echo__${name}`, arguments: args, _meta }, schema, 'tools/call', {}, false);
-    },
-    close: () => client.close(),
-  };
-}
-
 try {
   for (const era of ['2026', 'legacy'] as const) conns.set(era, await placed(where.children, () => eraConn(() => serveStdio(config, era), era, era, (t) => `mcp__echo__${t}`), where.host));
-  conns.set('legacy+2026 bytes', sameBytes(await placed(where.children, () => serveStdio(config, 'legacy'), where.host)));
-  // The control is one only if the gateway answers it in the 2026 shape, as it does a request whose `_meta` names 2026-07-28.
-  const answer = (await conns.get('legacy+2026 bytes')!.call('echo', { text: 'hello' })) as { resultType?: unknown };
-  if (answer.resultType !== 'complete') throw new Error(`the control got a legacy answer: ${JSON.stringify(answer)}`);
+  conns.set('legacy+2026 bytes', await placed(where.children, () => sameBytesConn(() => serveStdio(config, 'legacy'), (t) => `mcp__echo__${t}`), where.host));
   for (const conn of conns.values()) await inFlight(conn, 4000, 64);
   for (let run = 0; run < Number(runsText); run++) {
     for (let k = 0; k < eras.length; k++) {

@@ -9,7 +9,10 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpClient, type ProtocolEra } from '../../src/index.js';
+import { DEFAULT_CLIENT_INFO } from '../../src/protocol/client-options.js';
+import { resultSchemas } from '../../src/protocol/schemas/lazy-schemas.js';
 import { createHttpChannel } from '../../src/transport/http/create-http-channel.js';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from '../../src/transport/mcp-constants.js';
 import { signalGroup } from '../../src/transport/stdio/process-group.js';
 import type { Conn } from './clients.js';
 import { isGone, sleep } from './procs.js';
@@ -124,6 +127,33 @@ export async function eraConn(open: () => Promise<McpClient>, era: ProtocolEra, 
       await stop?.();
     },
   };
+}
+
+/**
+ * The control of the 2026 era's cost: a legacy session whose calls carry the 2026 envelope
+ * in `_meta` (with the progress token the engine adds), which our gateway answers in the
+ * 2026 shape (checked here) — the bytes of a 2026 call both ways, through the legacy era's
+ * client code. 2026 ÷ it is what the 2026 era's own client code costs; it ÷ legacy, what
+ * the bytes the 2026 revision puts on the wire cost.
+ */
+export async function sameBytesConn(open: () => Promise<McpClient>, tool: (name: string) => string): Promise<Conn> {
+  const client = await open();
+  const schema = resultSchemas().CallToolResultSchema;
+  let token = 0;
+  const conn: Conn = {
+    pid: client.pid,
+    call: (name, args) => {
+      const _meta = { [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION, [CLIENT_INFO_META_KEY]: DEFAULT_CLIENT_INFO, [CLIENT_CAPABILITIES_META_KEY]: {}, progressToken: ++token };
+      return client.request('tools/call', { name: tool(name), arguments: args, _meta }, schema, 'tools/call', {}, false);
+    },
+    close: () => client.close(),
+  };
+  const answer = (await conn.call('echo', { text: 'hello' })) as { resultType?: unknown };
+  if (answer.resultType !== 'complete') {
+    await conn.close();
+    throw new Error(`the 2026 bytes control got a legacy answer: ${JSON.stringify(answer)}`);
+  }
+  return conn;
 }
 
 const era2026 = (era: ProtocolEra) => (era === '2026' ? { era } : {});

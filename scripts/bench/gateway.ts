@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { client, type Conn } from './clients.js';
-import { eraConn, type GroupChild, httpClient, mcpHub, mcpProxy, serveHttp, serveStdio, workDir, writeConfig } from './gateway-procs.js';
+import { eraConn, type GroupChild, sameBytesConn, httpClient, mcpHub, mcpProxy, serveHttp, serveStdio, workDir, writeConfig } from './gateway-procs.js';
 import { placed } from './pin.js';
 import type { Placement } from './placement.js';
 import type { Plan } from './plan.js';
@@ -25,6 +25,7 @@ export const PROXY_ANY = 'mcp-proxy';
 export const HUB_ANY = 'mcp-hub';
 export const ERA_GW_2026 = 'McpClient, 2026 era';
 export const ERA_GW_LEGACY = 'McpClient, legacy era';
+export const ERA_GW_SAME_BYTES = 'McpClient, legacy era carrying the 2026 bytes';
 
 const ARGS = { text: 'hello' };
 /** Public names of the echo tool: our gateway prefixes `mcp__<server>__`, mcp-hub `<server>__`. */
@@ -266,7 +267,9 @@ async function listFromCache(figure: Figure, plan: Plan, dir: string, where: Pla
  * Figure 13: the 2026 era's cost against a fast 2026 server, our own gateway (`lazy-mcp
  * serve --no-shared` on stdio fronting the echo server, one process per client), beside
  * the legacy era, 64 in flight: calls/s, the client's host CPU time per call (the
- * target), and the gateway process's CPU time per call.
+ * target), and the gateway process's CPU time per call. A third client, the legacy era
+ * carrying the 2026 bytes (`sameBytesConn`), splits the ratio into what the 2026 era's
+ * client code costs and what its bytes on the wire cost.
  */
 export async function eraGatewayFigure(plan: Plan, where: Placement, log: (text: string) => void): Promise<Metric[]> {
   const figure = new Figure(13)
@@ -279,6 +282,7 @@ export async function eraGatewayFigure(plan: Plan, where: Placement, log: (text:
   try {
     conns.set(ERA_GW_2026, await placed(where.children, () => eraConn(() => serveStdio(config, '2026'), '2026', ERA_GW_2026, ours('echo')), where.host));
     conns.set(ERA_GW_LEGACY, await placed(where.children, () => eraConn(() => serveStdio(config, 'legacy'), 'legacy', ERA_GW_LEGACY, ours('echo')), where.host));
+    conns.set(ERA_GW_SAME_BYTES, await placed(where.children, () => sameBytesConn(() => serveStdio(config, 'legacy'), ours('echo')), where.host));
     for (const conn of conns.values()) await inFlightFor(conn, plan.gatewayWarmSeconds * 2, plan.inflight);
     log(`figure 13: the 2026 era beside the legacy era against our gateway, ${plan.rounds} runs each`);
     await alternate(

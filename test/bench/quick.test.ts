@@ -73,7 +73,7 @@ describe('npm run bench -- --quick', () => {
       'serve, stdio, legacy',
     ]);
     expect(variants('gw-rss-backend')).toEqual(['lazy-mcp serve', 'mcp-hub', 'mcp-proxy']);
-    expect(variants('era-gw-cpu')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era']);
+    expect(variants('era-gw-cpu')).toEqual(['McpClient, 2026 era', 'McpClient, legacy era', 'McpClient, legacy era carrying the 2026 bytes']);
     // The warm cache lists every configured server through the gateway without starting one; mcp-hub starts them all.
     expect(results.metrics.find((m: { id: string }) => m.id === 'gw-list-spawns').runs).toEqual({ 'lazy-mcp serve': [0], 'mcp-hub': [results.plan.gatewayListServers] });
     expect(variants('startup')).toEqual(['import lazy-mcp', 'import sdk v2 client', 'node -e 0', 'serve: first answer', 'tools, warm cache']);
