@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { safeEnvironment } from '../src/transport/stdio/child-env.js';
 import { fixture, repoRoot } from './support/fixtures.js';
 import { tempDir } from './support/temp-dirs.js';
@@ -15,6 +16,7 @@ import { tempDir } from './support/temp-dirs.js';
 const recorder = resolve(repoRoot, 'test/fixtures/module-recorder.mjs');
 const entry = pathToFileURL(resolve(repoRoot, 'dist/index.js')).href;
 const cli = resolve(repoRoot, 'dist/cli/main.js');
+const execFileAsync = promisify(execFile);
 
 /** Loaded only by the feature that needs it: a spawn, a connection, a schema check, OAuth, telemetry, HTTP, JSONC, a hash. */
 const HEAVY: Record<string, RegExp> = {
@@ -29,6 +31,8 @@ const HEAVY: Record<string, RegExp> = {
   'the OAuth client': /\/dist\/transport\/http\/oauth\/oauth-provider\.js$/,
   'the HTTP transports': /\/dist\/transport\/http\/(streamable-http|sse-legacy)\.js$/,
   ioredis: /\/node_modules\/ioredis\//,
+  // Light, but the one package an import would otherwise resolve (util/deadline.ts).
+  'p-timeout': /\/node_modules\/p-timeout\//,
   'the cluster code': /\/dist\/share\/cluster\//,
   // Node's own, each costlier to load than the package (util/lazy-builtins.ts).
   'node:crypto': /^node:crypto$/,
@@ -100,6 +104,20 @@ it('importing the package and constructing a manager loads none of the heavy mod
   expect(heavyIn(run.loaded)).toEqual([]);
 }, 40_000);
 
+it("importing the package and constructing a manager load none of Node's streams (an ESM import of node:fs would)", async () => {
+  // Without the recorder, whose loader thread brings streams of its own; asked before
+  // anything is written, since writing to a pipe loads them too.
+  const script = `
+    const { McpServerManager } = await import(${JSON.stringify(entry)});
+    const manager = McpServerManager.fromConfig({ mcpServers: { echo: { command: 'echo-never-started' } } });
+    const streams = process.moduleLoadList.filter((name) => /^NativeModule (stream|internal\\/fs\\/streams)$/.test(name));
+    console.log(JSON.stringify(streams));
+    await manager.shutdown();
+  `;
+  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: safeEnvironment(), timeout: 30_000 });
+  expect(JSON.parse(stdout)).toEqual([]);
+}, 40_000);
+
 it('a manager given `cluster` loads neither the cluster code nor the Redis client at construction (it joins on first need)', async () => {
   const echo = fixture('echo-server.mjs');
   const script = `
@@ -133,7 +151,7 @@ it('the recorder sees them once used: a call loads execa (and node:child_process
   `;
   const run = await runRecorded(['--input-type=module', '-e', script]);
   expect({ code: run.code, stdout: run.stdout.trim() }).toEqual({ code: 0, stdout: 'hi' });
-  expect(heavyIn(run.loaded)).toEqual(expect.arrayContaining(['execa', 'zod', 'ajv', 'jsonc-parser', 'node:child_process']));
+  expect(heavyIn(run.loaded)).toEqual(expect.arrayContaining(['execa', 'zod', 'ajv', 'jsonc-parser', 'node:child_process', 'p-timeout']));
   expect(heavyIn(run.loaded)).not.toContain("vscode-jsonrpc's entry");
 }, 40_000);
 

@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from './args.js';
+import { fs } from '../util/lazy-builtins.js';
 
 /** Where the HTTP gateway's token may come from. */
 export interface TokenSources {
@@ -21,9 +21,9 @@ export function gatewayToken(sources: TokenSources): { token?: string; warnings:
   if (sources.tokenFile !== undefined) {
     let text: string;
     try {
-      text = readFileSync(sources.tokenFile, 'utf8');
+      text = fs.readFileSync(sources.tokenFile, 'utf8');
       // A token others can read is no secret; say so rather than refuse (the owner decides).
-      const mode = statSync(sources.tokenFile).mode;
+      const mode = fs.statSync(sources.tokenFile).mode;
       if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
         warnings.push(`the token file ${sources.tokenFile} can be read by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it`);
       }

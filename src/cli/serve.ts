@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { serveGateway } from '../gateway/serve-gateway.js';
 import { McpServerManager } from '../index.js';
@@ -13,6 +12,7 @@ import { isLoopbackHost } from '../gateway/loopback-host.js';
 import type { ClusterOptions } from '../share/cluster/options.js';
 import { type GatewayPrincipals, gatewayPrincipals } from '../share/principals/gateway-config.js';
 import { mustBe } from '../util/check.js';
+import { fs } from '../util/lazy-builtins.js';
 
 const SERVE_USAGE = `lazy-mcp serve — the pool as one MCP server, for Claude Desktop, Claude
 Code, Cursor or VS Code
@@ -234,7 +234,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
 function gatewaySection(path: string): GatewaySection {
   let parsed: unknown;
   try {
-    parsed = parseConfigText(readFileSync(path, 'utf8'));
+    parsed = parseConfigText(fs.readFileSync(path, 'utf8'));
   } catch {
     return {}; // the manager reports an unreadable or invalid file with the details
   }

@@ -1,6 +1,7 @@
-import type { ConnectOptions } from '../protocol/client.js';
+import type { ConnectOptions, McpClient } from '../protocol/client.js';
 import type { ListChange } from './cluster-hooks.js';
-import type { LogMessage } from '../protocol/types.js';
+import type { LogMessage, Tool } from '../protocol/types.js';
+import type { OAuthProvider } from '../transport/http/oauth/provider-types.js';
 import type { PoolAuth } from './auth/auth.js';
 import type { ToolCatalog } from './catalog/tool-catalog.js';
 import type { ServerEntry } from './config/config.js';
@@ -8,6 +9,8 @@ import type { ManagerEvents } from './events.js';
 import type { ManagerOptions } from './options.js';
 import type { PlacedInstance, Placement } from './pool/placement.js';
 import type { SlotHost } from './pool/server-slot.js';
+import type { ChannelFactory } from './pool/channel-factory.js';
+import type { ServerState } from './pool/slot-state.js';
 import { type HostRouter, validateElicitation } from './scope/host-handlers.js';
 import { type PoolState, slotOf } from './scope/pool-state.js';
 import type { Subscriptions } from './scope/subscriptions.js';
@@ -37,13 +40,28 @@ export interface SlotWiring {
  * `current`: whether the slot is still the pool's (a reload may have replaced it).
  */
 export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => boolean, metrics: MetricsRecorder, predecessor?: Promise<void>, instance?: PlacedInstance): SlotHost {
+  return new WiredSlotHost(wiring, current, metrics, predecessor, wiring.placement.channelsFor(entry, instance));
+}
+
+// A class, not an object of closures: every configured server has one from the start, and
+// a dozen closures each cost ~1.4 KB a server, which a fresh process constructing hundreds
+// of servers pays in scavenges (issue 34).
+class WiredSlotHost implements SlotHost {
+  constructor(
+    private readonly wiring: SlotWiring,
+    private readonly current: () => boolean,
+    readonly metrics: MetricsRecorder,
+    readonly predecessor: Promise<void> | undefined,
+    readonly channels: ChannelFactory,
+  ) {}
+
+  get tracing(): Tracing | undefined {
+    return this.wiring.tracing;
+  }
+
+  connectOptions(server: string): ConnectOptions {
+    const { wiring, current } = this;
     return {
-    metrics,
-    get tracing() {
-      return wiring.tracing;
-    },
-    ...(predecessor ? { predecessor } : {}),
-    connectOptions: (server): ConnectOptions => ({
       name: server,
       clientInfo: wiring.options.clientInfo,
       roots: wiring.options.roots,
@@ -77,28 +95,36 @@ export function slotHost(wiring: SlotWiring, entry: ServerEntry, current: () => 
         resourceUpdated: (uri) => wiring.subscriptions.updated(server, uri),
         unrouted: (method, callers) => wiring.emit('unrouted', { server, method, sessions: callers.map((caller) => sessionOf(caller) ?? 'manager') }),
       },
-    }),
-    stateChanged: (server, from, to) => {
-      if (!current()) return;
-      // A failed start may come from a stale era hint (the server changed era): probe at the next one.
-      if (to === 'backoff' || to === 'failed') wiring.catalog.forgetEra(server);
-      wiring.emit('stateChange', { server, from, to });
-    },
-    // A slot a reload replaced lists for the callers it still serves, not for the index.
-    toolsListed: async (server, client, tools) => {
-      if (!current()) return;
-      await wiring.catalog.listed(slotOf(wiring.pool, server), client, tools);
-    },
-    knowsTools: (server, client) => current() && wiring.catalog.knowsTools(server, client),
-    relistFailed: (server, error) =>
-      wiring.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the known tools list: listing it live failed: ${(error as Error).message ?? error}` }),
-    connected: (server, client) => {
-      if (current()) wiring.subscriptions.reconnected(server, client);
-    },
-    auth: (server) => {
-      const entry = slotOf(wiring.pool, server).entry;
-      return entry.kind === 'http' ? wiring.auth.providerFor(server, entry.config) : undefined;
-    },
-    channels: wiring.placement.channelsFor(entry, instance),
-  };
+    };
+  }
+
+  stateChanged(server: string, from: ServerState, to: ServerState): void {
+    if (!this.current()) return;
+    // A failed start may come from a stale era hint (the server changed era): probe at the next one.
+    if (to === 'backoff' || to === 'failed') this.wiring.catalog.forgetEra(server);
+    this.wiring.emit('stateChange', { server, from, to });
+  }
+
+  // A slot a reload replaced lists for the callers it still serves, not for the index.
+  async toolsListed(server: string, client: McpClient, tools: Tool[]): Promise<void> {
+    if (!this.current()) return;
+    await this.wiring.catalog.listed(slotOf(this.wiring.pool, server), client, tools);
+  }
+
+  knowsTools(server: string, client: McpClient): boolean {
+    return this.current() && this.wiring.catalog.knowsTools(server, client);
+  }
+
+  relistFailed(server: string, error: unknown): void {
+    this.wiring.emit('log', { server, level: 'warning', logger: 'cache', data: `serving the known tools list: listing it live failed: ${(error as Error).message ?? error}` });
+  }
+
+  connected(server: string, client: McpClient): void {
+    if (this.current()) this.wiring.subscriptions.reconnected(server, client);
+  }
+
+  auth(server: string): OAuthProvider | undefined {
+    const entry = slotOf(this.wiring.pool, server).entry;
+    return entry.kind === 'http' ? this.wiring.auth.providerFor(server, entry.config) : undefined;
+  }
 }

@@ -18,25 +18,31 @@ const MAX_QUERY = 2000;
 /** A question asks for what is known: "what do you remember" recalls, where "remember this" stores. */
 const QUESTION = /^\s*(?:what|which|who|whom|whose|where|when|how|why|do|does|did|is|are|can|could|have|has)\b|\?\s*$/i;
 
-const RELATED = new Map<string, Set<string>>();
-for (const group of SYNONYMS) {
-  const stems = group.map(stem);
-  for (const word of stems) for (const other of stems) if (other !== word) relate(word, other);
-}
-for (const [word, implied] of Object.entries(IMPLIES)) for (const other of implied) relate(stem(word), stem(other));
-for (const [kind, extensions] of Object.entries(EXTENSIONS)) {
-  for (const extension of extensions) for (const other of [kind, 'file']) relate(extension, stem(other));
-}
+/** Each stemmed word's related words; made at the first search, not at the package's import (issue 34). */
+let related: Map<string, Set<string>> | undefined;
 
-function relate(word: string, other: string): void {
-  let set = RELATED.get(word);
-  if (!set) RELATED.set(word, (set = new Set()));
-  set.add(other);
+function relatedTable(): Map<string, Set<string>> {
+  if (related) return related;
+  const table = new Map<string, Set<string>>();
+  const relate = (word: string, other: string) => {
+    let set = table.get(word);
+    if (!set) table.set(word, (set = new Set()));
+    set.add(other);
+  };
+  for (const group of SYNONYMS) {
+    const stems = group.map(stem);
+    for (const word of stems) for (const other of stems) if (other !== word) relate(word, other);
+  }
+  for (const [word, implied] of Object.entries(IMPLIES)) for (const other of implied) relate(stem(word), stem(other));
+  for (const [kind, extensions] of Object.entries(EXTENSIONS)) {
+    for (const extension of extensions) for (const other of [kind, 'file']) relate(extension, stem(other));
+  }
+  return (related = table);
 }
 
 /** The words a stemmed word also stands for (none for most). */
 export function relatedWords(term: string): readonly string[] {
-  const related = RELATED.get(term);
+  const related = relatedTable().get(term);
   if (related) return [...related];
   // A number in a request ("add 2 and 40") is a value for a tool that takes numbers.
   return /^\d+(?:\.\d+)?$/.test(term) ? ['number'] : [];

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import pTimeout from 'p-timeout';
 import type { z } from 'zod';
 import { McpError, type McpPhase, serverLabel } from '../errors.js';
+import { loadPTimeout } from '../util/deadline.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, type Channel } from '../transport/channel.js';
 import { METHOD_NOT_FOUND } from '../transport/mcp-constants.js';
 import { type ConnectOptions, DEFAULT_TIMEOUT_MS, type ListMethod, type Negotiated, type RequestOptions, type RequestScope } from './client-options.js';
@@ -103,6 +103,9 @@ export class McpClient extends EventEmitter {
     const errors = this.engine.errors;
     const negotiation = new Handshake(this.engine, this.channel, this.host, this.options, this.name).negotiate();
     // The error only when it happens: making one (with its stack) costs every start ~25 µs.
+    // Handled here too: it may fail while p-timeout loads (the first start of a process).
+    negotiation.catch(() => undefined);
+    const { default: pTimeout } = await loadPTimeout();
     this.negotiated = await pTimeout(negotiation, { milliseconds: timeout, fallback: () => Promise.reject(errors.initializeTimeout(timeout)) });
     // 2026: list changes come only through subscriptions/listen (legacy servers send them unasked).
     // Not awaited: a server that never acknowledges must not slow the start; the listen

@@ -1,4 +1,4 @@
-import pTimeout from 'p-timeout';
+import type pTimeout from 'p-timeout';
 import { serverLabel, stoppedBy } from '../errors.js';
 
 /** What may end a wait before its work settles. */
@@ -15,6 +15,12 @@ export interface WaitBound {
   what?: string;
   server?: string;
 }
+
+// p-timeout loads with the first bounded wait: it is the one package an import of lazy-mcp
+// would otherwise load, and resolving a package's exports costs a fresh process ~1-2 ms.
+let timeoutModule: Promise<typeof import('p-timeout')> | undefined;
+/** p-timeout, loaded once. */
+export const loadPTimeout = (): Promise<typeof import('p-timeout')> => (timeoutModule ??= import('p-timeout'));
 
 /** Timers that never keep the process alive: a bound on a wait must not become a reason to wait. */
 const UNREF_TIMERS = {
@@ -43,8 +49,10 @@ export function bounded<T>(work: Promise<T>, bound: WaitBound): Promise<T> {
     });
   }
   if (ms === undefined || ms === Infinity) return waited;
+  // Both handled at once: either may fail while p-timeout loads (a process's first bounded wait).
   work.catch(() => undefined);
-  return pTimeout(waited, { milliseconds: Math.max(0, ms), message: bound.timedOut ?? false, customTimers: UNREF_TIMERS });
+  waited.catch(() => undefined);
+  return loadPTimeout().then(({ default: timeLimit }) => timeLimit(waited, { milliseconds: Math.max(0, ms), message: bound.timedOut ?? false, customTimers: UNREF_TIMERS }));
 }
 
 /** Waits for `work` unless `signal` aborts first (see {@link bounded}). */

@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { homedir } from './lazy-builtins.js';
 
 /**
  * The per-user folder for lazy-mcp's own state (saved long results; OAuth tokens and the

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { McpError, serverLabel } from '../../errors.js';
 import { copyWith } from '../../util/copy-with.js';
 import type { CallOptions } from '../../protocol/types.js';

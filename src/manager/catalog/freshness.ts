@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { CacheHints } from '../../protocol/types.js';
 
 /**

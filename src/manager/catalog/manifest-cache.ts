@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDir } from '../../util/make-dir.js';
@@ -7,7 +7,7 @@ import type { ResolvedRemoteServer, ResolvedServer } from '../config/config.js';
 import { isListingFreshness, type ListingFreshness } from './freshness.js';
 import { isServerDescription, type ServerDescription } from './server-description.js';
 import { sanitize, shortHash } from './tool-names.js';
-import { randomHex, sha256 } from '../../util/lazy-builtins.js';
+import { fs, randomHex, sha256 } from '../../util/lazy-builtins.js';
 
 const FORMAT = 'lazy-mcp/tool-manifest@1';
 
@@ -184,17 +184,17 @@ export class ManifestCache {
     const refuse = (why: string) => this.onProblem(server, `ignoring the tool cache of server "${server}" (${file}): ${why}`);
     const tooBig = (size: number) => refuse(`it has ${size} bytes, more than the ${MAX_CACHE_FILE_BYTES} a cache file may have`);
     try {
-      const seen = lstatSync(file, { throwIfNoEntry: false });
+      const seen = fs.lstatSync(file, { throwIfNoEntry: false });
       if (seen === undefined) return undefined;
       if (!seen.isFile()) return void refuse('not a regular file');
       // Tools read from a file someone else could have written would reach the model unchecked.
-      const folder = untrusted(statSync(this.dir));
+      const folder = untrusted(fs.statSync(this.dir));
       if (folder) return void refuse(`its folder ${this.dir} ${folder}`);
       if (seen.size > MAX_CACHE_FILE_BYTES) return void tooBig(seen.size);
       // No following a symlink, no waiting on a FIFO swapped in since the lstat.
-      const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
       try {
-        const info = fstatSync(fd);
+        const info = fs.fstatSync(fd);
         if (!info.isFile()) return void refuse('not a regular file');
         const owner = untrusted(info);
         if (owner) return void refuse(`it ${owner}`);
@@ -203,7 +203,7 @@ export class ManifestCache {
         let length = 0;
         while (length < buffer.length) {
           const wanted = buffer.length - length;
-          const bytesRead = readSync(fd, buffer, length, wanted, length);
+          const bytesRead = fs.readSync(fd, buffer, length, wanted, length);
           length += bytesRead;
           // A regular file reads short only at its end: no second read to learn that.
           if (bytesRead < wanted) break;
@@ -211,7 +211,7 @@ export class ManifestCache {
         if (length > MAX_CACHE_FILE_BYTES) return void tooBig(length);
         return buffer.toString('utf8', 0, length);
       } finally {
-        closeSync(fd);
+        fs.closeSync(fd);
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -248,7 +248,7 @@ export class ManifestCache {
     if (this.dirMade) return;
     await makeDir(this.dir, 0o700);
     // Entries written where others can replace them would be refused when read: not written at all.
-    const folder = untrusted(statSync(this.dir));
+    const folder = untrusted(fs.statSync(this.dir));
     if (folder) throw new Error(`the cache folder ${this.dir} ${folder}; give a folder of your own (chmod go-w)`);
     this.dirMade = true;
   }

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type ConfigFile, readConfigFile } from './config-text.js';
 import { isObject } from './config.js';
+import { fs, homedir } from '../../util/lazy-builtins.js';
 
 /** The environment variable naming a config file (relative to the working directory). */
 export const CONFIG_ENV_VARIABLE = 'LAZY_MCP_CONFIG';
@@ -43,7 +42,7 @@ export function findProjectConfig(cwd: string): string | undefined {
   for (let folder = resolve(cwd); ; folder = dirname(folder)) {
     for (const name of PROJECT_CONFIG_FILES) {
       const path = join(folder, name);
-      if (existsSync(path)) return path;
+      if (fs.existsSync(path)) return path;
     }
     if (dirname(folder) === folder) return undefined;
   }
@@ -80,7 +79,7 @@ export function hostConfigPaths(host: HostName, options: DiscoveryOptions = {}):
  */
 export function readHostConfig(host: HostName, options: DiscoveryOptions = {}): Discovery {
   const paths = hostConfigPaths(host, options);
-  const path = paths.find((candidate) => existsSync(candidate));
+  const path = paths.find((candidate) => fs.existsSync(candidate));
   if (path === undefined) return { looked: paths };
   const file = readConfigFile(path);
   const document = hostDocument(host, path, file.document, resolve(options.cwd ?? process.cwd()));

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
 import type * as Jsonc from 'jsonc-parser';
 import type { Node, ParseError } from 'jsonc-parser';
 import { McpError } from '../../errors.js';
+import { fs } from '../../util/lazy-builtins.js';
 
 /** What `${…}` expansion may know about where a config came from. */
 export interface ConfigSource {
@@ -103,7 +103,7 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = fs.readFileSync(path, 'utf8');
   } catch (error) {
     throw new McpError('invalid-config', `cannot read config file ${path}: ${(error as Error).message}`, { phase: 'config', cause: error });
   }

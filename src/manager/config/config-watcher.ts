@@ -1,9 +1,10 @@
-import { type FSWatcher, watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { McpError } from '../../errors.js';
 import { parseConfig, type ServerEntry } from './config.js';
 import { inFile, workspaceFolderOf } from './config-text.js';
+import { fs } from '../../util/lazy-builtins.js';
 
 /** Quiet time after the last change before the file is read, in ms. */
 export const DEFAULT_WATCH_DEBOUNCE_MS = 150;
@@ -31,7 +32,7 @@ export class ConfigWatcher {
   ) {
     const name = basename(path);
     // Not persistent: a watch alone must not keep the host from exiting.
-    this.watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
+    this.watcher = fs.watch(dirname(path), { persistent: false }, (_event, file) => {
       if (file === null || file === name) this.changed();
     });
     this.watcher.on('error', (error) => this.onProblem(error));

@@ -1,7 +1,7 @@
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shown as describe } from '../../util/check.js';
 import { DEFAULT_SANDBOX, type SandboxPolicy } from '../../transport/stdio/sandbox/policy.js';
+import { homedir } from '../../util/lazy-builtins.js';
 
 /** A problem with an entry's `sandbox`: the field it is in and what is wrong, said after the field's name. */
 export interface SandboxProblem {

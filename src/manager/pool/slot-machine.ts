@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { withinTime } from '../../util/deadline.js';
 import { McpError, serverLabel } from '../../errors.js';
 import type { McpClient } from '../../protocol/client.js';

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { McpError } from '../../errors.js';
 import { McpClient, type RequestScope } from '../../protocol/client.js';
 import type { Channel } from '../../transport/channel.js';

@@ -48,6 +48,9 @@ export interface PlaceholderFields {
 
 /** The credential names `value` refers to; throws a problem for a malformed placeholder. */
 export function placeholdersIn(field: string, value: string): string[] {
+  // Nearly every value holds none: they skip the regex's match objects (a fresh process
+  // constructing hundreds of servers pays for each allocation in scavenges).
+  if (!value.includes('${principal:')) return [];
   const names: string[] = [];
   for (const match of value.matchAll(PLACEHOLDER)) {
     const name = match[1] as string;
@@ -62,6 +65,7 @@ export function placeholdersIn(field: string, value: string): string[] {
  * {@link FieldProblem} naming the field and the value.
  */
 export function instanceSpec(entry: Record<string, unknown>, fields: PlaceholderFields): InstanceSpec | undefined {
+  if (entry.perPrincipal === undefined && entry.instances === undefined && entry.maxInstances === undefined && !holdsPlaceholder(fields)) return undefined;
   const names = new Set<string>();
   const add = (field: string, value: string) => placeholdersIn(field, value).forEach((n) => names.add(n));
   for (const [key, value] of Object.entries(fields.env ?? {})) add(`env.${key}`, value);
@@ -102,6 +106,19 @@ export function instanceSpec(entry: Record<string, unknown>, fields: Placeholder
     ...(headerNames.size > 0 ? { headerNames: [...headerNames].sort() } : {}),
     ...(fields.url !== undefined && names.size > 0 ? { url: fields.url } : {}),
   };
+}
+
+/**
+ * Whether any field may hold a placeholder: the ordinary entry's answer, found without the
+ * iterators and sets of the full check (which a fresh process runs in the interpreter, for
+ * every configured server).
+ */
+function holdsPlaceholder(fields: PlaceholderFields): boolean {
+  const cue = (value: string | undefined) => value !== undefined && value.includes('${principal:');
+  for (const key in fields.env) if (cue(fields.env[key])) return true;
+  for (const key in fields.headers) if (cue(fields.headers[key])) return true;
+  for (const key in fields.refused) if (cue(fields.refused[key])) return true;
+  return cue(fields.url) || (fields.args ?? []).some(cue);
 }
 
 /** `value` with each placeholder replaced by `fill(name)`. */

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { McpErrorCode } from '../../errors.js';
 
 /** One server's figures since the manager was made. Latencies are in ms, from a bounded histogram. */

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
 import type { McpError } from '../../errors.js';
 
 // Names from the OpenTelemetry semantic conventions for MCP (semantic-conventions-genai,

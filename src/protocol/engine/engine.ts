@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { McpError, type McpPhase } from '../../errors.js';
 import type { Channel, Disposable, JsonRpcMessage, MessageContext, RequestId } from '../../transport/channel.js';

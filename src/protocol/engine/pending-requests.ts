@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import type { McpError, McpPhase } from '../../errors.js';
 import { RequestTable } from './request-table.js';

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import type { McpPhase } from '../../errors.js';
 import type { ListMethod, RequestOptions, RequestScope } from '../client-options.js';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import type { RedisClient } from './redis-link.js';
 
 /** One member as the others see it. */

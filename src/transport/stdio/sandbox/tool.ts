@@ -1,7 +1,6 @@
-import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { McpError, serverLabel } from '../../../errors.js';
-import { nodeChildProcess } from '../../../util/lazy-builtins.js';
+import { fs, nodeChildProcess } from '../../../util/lazy-builtins.js';
 
 /** The program that makes the sandbox on this machine, and what it can do here. */
 export type SandboxTool =
@@ -82,7 +81,7 @@ function onPath(name: string, pathEnv: string): string | undefined {
 
 function isExecutable(file: string): boolean {
   try {
-    accessSync(file, constants.X_OK);
+    fs.accessSync(file, fs.constants.X_OK);
     return true;
   } catch {
     return false;
