@@ -11,6 +11,12 @@ import { now, quantile, since } from './stats.js';
 
 export const SHARED = 'serve, shared (daemon)';
 export const OWN = 'serve --no-shared';
+/** serve --no-shared with a Node process between it and the server that only copies bytes: the least any relay process on the path costs. */
+export const FLOOR = 'serve --no-shared through a byte copier';
+/** The copier: the server's command line after `-e`; stdio copied both ways, nothing parsed. */
+const COPY = `const c = require('node:child_process').spawn(process.execPath, process.argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+process.stdin.on('data', (b) => c.stdin.write(b)); c.stdout.on('data', (b) => process.stdout.write(b));
+process.stdin.on('end', () => c.stdin.end()); c.on('exit', (code) => process.exit(code ?? 1));`;
 const cli = join(repoRoot, 'dist/cli/main.js');
 /** Given, not looked up: this module runs from dist-bench/, which has no package.json of its own. */
 const version = packageVersion('package.json');
@@ -39,9 +45,12 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
   // Three entries that differ (in env): three fingerprints, three processes per pool.
   const config = join(work, 'three.json');
   writeFileSync(config, JSON.stringify({ mcpServers: Object.fromEntries([0, 1, 2].map((i) => [`s${i}`, { ...server, env: { ...server.env, BENCH_SLOT: String(i) } }])) }));
-  const serve = (dir: string, shared: boolean) =>
+  // The floor's config: the first server only, behind the copier.
+  const copying = join(work, 'copying.json');
+  writeFileSync(copying, JSON.stringify({ mcpServers: { s0: { ...server, env: { ...server.env, BENCH_SLOT: '0' }, args: ['-e', COPY, ...server.args] } } }));
+  const serve = (dir: string, shared: boolean, through = config) =>
     McpClient.connect(
-      { command: process.execPath, args: [cli, 'serve', '--config', config, ...(shared ? [] : ['--no-shared'])], env: { LAZY_MCP_RUNTIME_DIR: dir, LAZY_MCP_DAEMON_IDLE_MS: '120000' } },
+      { command: process.execPath, args: [cli, 'serve', '--config', through, ...(shared ? [] : ['--no-shared'])], env: { LAZY_MCP_RUNTIME_DIR: dir, LAZY_MCP_DAEMON_IDLE_MS: '120000' } },
       { name: 'serve', timeout: 60_000 },
     );
   const echo = (c: McpClient, slot = 0) => c.callTool(`mcp__s${slot}__echo`, { text: 'x' });
@@ -66,7 +75,8 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
 
     log(`figure 11: latency and throughput, ${plan.daemonRounds} alternating rounds`);
     const dir = runtime();
-    const pair = { [SHARED]: await serve(dir, true), [OWN]: await serve(dir, false) };
+    // The floor is timed sequentially only: it shows how much of the shared call's p50 any process in the daemon's place would add.
+    const pair: Record<string, McpClient> = { [SHARED]: await serve(dir, true), [OWN]: await serve(dir, false), [FLOOR]: await serve(dir, false, copying) };
     try {
       for (const c of Object.values(pair)) for (let i = 0; i < 50; i++) await echo(c);
       for (let round = 0; round < plan.daemonRounds; round++) {
@@ -78,7 +88,7 @@ export async function daemonFigure(plan: Plan, log: (text: string) => void): Pro
             times.push(since(t));
           }
           figure.record('daemon-p50', variant, quantile(times.sort((a, b) => a - b), 0.5));
-          figure.record('daemon-inflight', variant, await callsPerSecond(c, plan.inflight, plan.daemonCalls * 4));
+          if (variant !== FLOOR) figure.record('daemon-inflight', variant, await callsPerSecond(c, plan.inflight, plan.daemonCalls * 4));
         }
       }
     } finally {

@@ -4,10 +4,13 @@
 // p50 and calls/s at 64 in flight, their ratios per round, and the CPU each process
 // spent per call at 64 in flight (from /proc). Usage (after `npm run build` and
 // `npx tsc -p tsconfig.bench.json`):
-//   node dist-bench/scripts/bench/relay.js [--rounds N] [--calls N] [--cpus 0-1] [--prof DIR] [--seq]
+//   node dist-bench/scripts/bench/relay.js [--rounds N] [--calls N] [--cpus 0-1] [--prof DIR] [--seq] [--floor]
 // With --prof, the daemon (started here) and both serve processes write V8 CPU profiles to DIR.
+// With --floor, a third serve --no-shared runs in the same rounds with a Node process between
+// it and the server that only copies bytes both ways: the least any relay process on the path
+// costs, so that what the daemon adds beyond it shows (sequential p50 floor ÷ no-shared).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +32,8 @@ const { values } = parseArgs({
     prof: { type: 'string' },
     /** Sequential calls only (for a profile of the latency path). */
     seq: { type: 'boolean', default: false },
+    /** A third column: serve --no-shared through a process that only copies bytes (see above). */
+    floor: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -44,7 +49,14 @@ const work = mkdtempSync(join(tmpdir(), 'lazy-mcp-relay-'));
 const runtimeDir = join(work, 'rt');
 mkdirSync(runtimeDir, { mode: 0o700 });
 const config = join(work, 'one.json');
-writeFileSync(config, JSON.stringify({ mcpServers: { s0: fixtureServer('bench-echo-server.mjs') } }));
+const echoServer = fixtureServer('bench-echo-server.mjs');
+writeFileSync(config, JSON.stringify({ mcpServers: { s0: echoServer } }));
+/** The floor's config: the same server behind a Node process that copies bytes and nothing else (no framing, no JSON). */
+const copying = join(work, 'copying.json');
+const COPY = `const c = require('node:child_process').spawn(process.execPath, process.argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+process.stdin.on('data', (b) => c.stdin.write(b)); c.stdout.on('data', (b) => process.stdout.write(b));
+process.stdin.on('end', () => c.stdin.end()); c.on('exit', (code) => process.exit(code ?? 1));`;
+writeFileSync(copying, JSON.stringify({ mcpServers: { s0: { ...echoServer, args: ['-e', COPY, ...echoServer.args] } } }));
 const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
 
 if (prof) {
@@ -68,11 +80,11 @@ if (prof) {
   }
 }
 
-const serve = (shared: boolean) =>
+const serve = (shared: boolean, through = config) =>
   McpClient.connect(
     {
       command: process.execPath,
-      args: [...profArgs, cli, 'serve', '--config', config, ...(shared ? [] : ['--no-shared'])],
+      args: [...profArgs, cli, 'serve', '--config', through, ...(shared ? [] : ['--no-shared'])],
       env: { ...childEnv, LAZY_MCP_RUNTIME_DIR: runtimeDir, LAZY_MCP_DAEMON_IDLE_MS: '120000' },
     },
     { name: 'serve', timeout: 60_000 },
@@ -81,15 +93,24 @@ const echo = (c: McpClient) => c.callTool('mcp__s0__echo', { text: 'x' });
 
 const SHARED = 'shared';
 const OWN = 'no-shared';
-const pair: Record<string, McpClient> = { [SHARED]: await serve(true), [OWN]: await serve(false) };
-const p50: Record<string, number[]> = { [SHARED]: [], [OWN]: [] };
-const rate: Record<string, number[]> = { [SHARED]: [], [OWN]: [] };
+const FLOOR = 'floor';
+const variants = values.floor ? [SHARED, OWN, FLOOR] : [SHARED, OWN];
+const pair: Record<string, McpClient> = { [SHARED]: await serve(true), [OWN]: await serve(false), ...(values.floor ? { [FLOOR]: await serve(false, copying) } : {}) };
+const p50: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v, []]));
+const rate: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v, []]));
 const p50Ratio: number[] = [];
+/** With --floor: the floor's p50 ÷ no-shared's, and shared's ÷ the floor's, per round. */
+const floorRatio: number[] = [];
+const aboveFloor: number[] = [];
 const rateRatio: number[] = [];
 /** CPU µs per call at 64 in flight, per process role. */
 const cpu: Record<string, number[]> = {};
-/** CPU µs per call of the sequential calls, per process role. */
+/** CPU µs per call of the sequential calls, per process role (schedstat: ns, every thread). */
 const seqCpu: Record<string, number[]> = {};
+/** Times each process was put on a CPU per sequential call (schedstat's timeslices: its wake-ups), per process role. */
+const seqRuns: Record<string, number[]> = {};
+/** Mean wall time of a sequential call (ms): the CPU per call above is spent within it. */
+const seqMean: Record<string, number[]> = {};
 /** Read and write syscalls per call at 64 in flight, per process role: [reads, writes] of each round, in turn. */
 const syscalls: Record<string, number[]> = {};
 
@@ -102,19 +123,27 @@ try {
     [SHARED]: [['serve', pair[SHARED].pid], ['daemon', daemonPid], ['server', serverOfDaemon(daemonPid)]],
     [OWN]: [['serve', pair[OWN].pid], ['server', serverPid(pair[OWN])]],
   };
+  if (values.floor) {
+    const copier = childrenOf(pair[FLOOR].pid)[0];
+    roles[FLOOR] = [['serve', pair[FLOOR].pid], ['copier', copier], ['server', copier === undefined ? undefined : childrenOf(copier)[0]]];
+  }
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? [SHARED, OWN] : [OWN, SHARED];
+    const order = round % 2 === 0 ? variants : [...variants].reverse();
     const got: Record<string, { p50: number; rate: number }> = {};
     for (const variant of order) {
       const c = pair[variant];
       const times: number[] = [];
-      const seqBefore = roles[variant].map(([, pid]) => ticks(pid));
+      const seqBefore = roles[variant].map(([, pid]) => sched(pid));
       for (let i = 0; i < calls; i++) {
         const t = now();
         await echo(c);
         times.push(since(t));
       }
-      roles[variant].forEach(([role, pid], i) => (seqCpu[`${variant} ${role}`] ??= []).push(((ticks(pid) - seqBefore[i]) * 1e4) / calls));
+      roles[variant].forEach(([role, pid], i) => {
+        const after = sched(pid);
+        (seqCpu[`${variant} ${role}`] ??= []).push((after.ns - seqBefore[i].ns) / 1e3 / calls);
+        (seqRuns[`${variant} ${role}`] ??= []).push((after.runs - seqBefore[i].runs) / calls);
+      });
       const before = roles[variant].map(([, pid]) => ticks(pid));
       const ioBefore = roles[variant].map(([, pid]) => io(pid));
       const selfBefore = process.cpuUsage();
@@ -127,11 +156,16 @@ try {
         (syscalls[`${variant} ${role}`] ??= []).push((after.r - ioBefore[i].r) / n, (after.w - ioBefore[i].w) / n);
       });
       (cpu[`${variant} client`] ??= []).push((self.user + self.system) / n);
+      (seqMean[variant] ??= []).push(times.reduce((a, b) => a + b, 0) / times.length);
       got[variant] = { p50: quantile(times.sort((a, b) => a - b), 0.5), rate: r };
       p50[variant].push(got[variant].p50);
       rate[variant].push(r);
     }
     p50Ratio.push(got[SHARED].p50 / got[OWN].p50);
+    if (values.floor) {
+      floorRatio.push(got[FLOOR].p50 / got[OWN].p50);
+      aboveFloor.push(got[SHARED].p50 / got[FLOOR].p50);
+    }
     rateRatio.push(got[SHARED].rate / got[OWN].rate);
     process.stderr.write(
       `round ${round}: p50 ${got[SHARED].p50.toFixed(3)} / ${got[OWN].p50.toFixed(3)} ms = ${p50Ratio.at(-1)!.toFixed(2)}×; ` +
@@ -149,10 +183,15 @@ const show = (label: string, values: number[], digits = 2) => {
   return `${label}: median ${s.median.toFixed(digits)} (${s.min.toFixed(digits)} – ${s.max.toFixed(digits)}, n ${s.n})`;
 };
 console.log(show('p50 ratio (shared ÷ no-shared, target ≤ 1.3)', p50Ratio));
+if (values.floor) {
+  console.log(show('p50 floor ratio (no-shared through a byte copier ÷ no-shared)', floorRatio));
+  console.log(show('p50 shared ÷ floor', aboveFloor));
+}
 console.log(show(`${inflight} in flight ratio (shared ÷ no-shared, target ≥ 0.7)`, rateRatio));
-for (const variant of [SHARED, OWN]) console.log(`  ${variant}: ${show('p50 ms', p50[variant], 3)}; ${show('calls/s', rate[variant], 0)}`);
+for (const variant of variants) console.log(`  ${variant}: ${show('p50 ms', p50[variant], 3)}; ${show('calls/s', rate[variant], 0)}`);
+for (const variant of variants) console.log(`  ${variant}: ${show('sequential mean ms', seqMean[variant]!, 3)}`);
 console.log('CPU µs per call, sequential (median):');
-for (const [role, values] of Object.entries(seqCpu)) console.log(`  ${role}: ${summarize(values).median.toFixed(1)}`);
+for (const [role, values] of Object.entries(seqCpu)) console.log(`  ${role}: ${summarize(values).median.toFixed(1)}; on a CPU ${summarize(seqRuns[role]!).median.toFixed(2)} times a call`);
 console.log(`CPU µs per call at ${inflight} in flight (median):`);
 for (const [role, values] of Object.entries(cpu)) {
   const io = syscalls[role] ?? [];
@@ -172,6 +211,22 @@ async function inFlight(client: McpClient, total: number): Promise<number> {
   };
   await Promise.all(Array.from({ length: inflight }, lane));
   return total / (since(t) / 1000);
+}
+
+/** CPU time (ns) and times put on a CPU of every thread of `pid` so far (/proc/PID/task/TID/schedstat). */
+function sched(pid: number | undefined): { ns: number; runs: number } {
+  const total = { ns: 0, runs: 0 };
+  if (pid === undefined) return total;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const [ns, , runs] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').trim().split(' ').map(Number);
+      total.ns += ns!;
+      total.runs += runs!;
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return total;
 }
 
 /** utime + stime of `pid`, in clock ticks (1/100 s). */

@@ -1,6 +1,6 @@
 import { clusterTargets } from './cluster-targets.js';
 import { MANAGER_CACHED, MANAGER_SANDBOXED, MANAGER_UNCACHED } from './cold.js';
-import { OWN, SHARED } from './daemon.js';
+import { FLOOR, OWN, SHARED } from './daemon.js';
 import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './era-http.js';
 import { gatewayTargets } from './gateway-targets.js';
 import { PLAIN, PRINCIPAL } from './principal.js';
@@ -75,6 +75,13 @@ export function checkTargets(metrics: readonly MetricSummary[], notes: { configu
       ratio('daemon-p50', 'serve through the pool daemon: sequential p50 ≤ 1.3× --no-shared', 'daemon-p50', SHARED, OWN, 1.3, false, `; ${procs}`),
       ratio('daemon-inflight', 'serve through the pool daemon: 64 in flight ≥ 0.7× --no-shared', 'daemon-inflight', SHARED, OWN, 0.7, true),
     );
+    if (metrics.some((x) => x.id === 'daemon-p50' && x.summary[FLOOR] !== undefined)) {
+      const floor = m('daemon-p50', FLOOR) / m('daemon-p50', OWN);
+      out.push({
+        ...ratio('daemon-p50-floor', 'serve through the pool daemon: sequential p50 ÷ through a process that only copies bytes (reported)', 'daemon-p50', SHARED, FLOOR, Infinity, false, `; that process alone: ${floor.toFixed(2)}× --no-shared, the least any relay on the path adds`),
+        met: null,
+      });
+    }
   }
   if (has(metrics, 'big')) out.push(ratio('big', '5 MiB result: manager ≤ 1.05× bare', 'big', 'manager', 'bare', 1.05, false));
   if (has(metrics, 'cold')) {

@@ -341,6 +341,33 @@ describe.each([
     for (const chunk of chunks) expect(ends.has((offset += chunk.length))).toBe(true);
   });
 
+  it('writes a lone frame before the event loop polls again, and the frames of one turn in one write', async () => {
+    // A sequential call's frame that waited for a later turn (an immediate, a timer) would add
+    // that wait to every hop of the call: the pool daemon's relay has two such hops more.
+    const writes: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    const writer = createWriter(stream);
+    const failed: unknown[] = [];
+    const post = (id: number) => writer.post(request(id), (error) => failed.push(error));
+    // Scheduled before the post: it runs before anything the writer could defer to an immediate or a timer.
+    const seenAtNextPoll = new Promise<number>((resolve) => setImmediate(() => resolve(writes.length)));
+    post(1);
+    expect(await seenAtNextPoll).toBe(1);
+    const seenAfterBurst = new Promise<number>((resolve) => setImmediate(() => resolve(writes.length)));
+    post(2);
+    post(3);
+    post(4);
+    expect(await seenAfterBurst).toBe(2);
+    const framing: Framing = writer instanceof LineMessageWriter ? 'newline' : 'content-length';
+    expect(writes).toEqual([frame(framing, request(1)).toString(), [2, 3, 4].map((id) => frame(framing, request(id)).toString()).join('')]);
+    expect(failed).toEqual([]);
+  });
+
   it('rejects and reports queued and later writes once the stream fails', async () => {
     const broken = new Error('EPIPE');
     const { stream } = slowStream((chunk) => (chunk.includes('"id":2') ? broken : undefined));
