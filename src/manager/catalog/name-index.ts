@@ -17,12 +17,20 @@ export interface Named {
  * same rules: safe characters, at most 64, a hash on collision).
  */
 export class NameIndex<T extends Named> {
-  protected prefixes: Map<string, string>;
+  private configured: readonly string[];
+  // Worked out at the first name asked for, not at construction: a fresh process
+  // constructing hundreds of servers pays for every allocation in scavenges (issue 34).
+  private named: Map<string, string> | undefined;
   protected readonly byServer = new Map<string, T[]>();
   protected readonly byName = new Map<string, T>();
 
   constructor(servers: readonly string[]) {
-    this.prefixes = serverPrefixes(servers);
+    this.configured = servers;
+  }
+
+  /** Each configured server's part of its items' public names. */
+  protected get prefixes(): Map<string, string> {
+    return (this.named ??= serverPrefixes(this.configured));
   }
 
   /** The server part of every public name of `server`'s items. */
@@ -39,7 +47,8 @@ export class NameIndex<T extends Named> {
   /** Takes the new set of configured servers (a reload); returns the prefixes before. */
   protected rename(servers: readonly string[]): Map<string, string> {
     const before = this.prefixes;
-    this.prefixes = serverPrefixes(servers);
+    this.configured = servers;
+    this.named = undefined;
     return before;
   }
 

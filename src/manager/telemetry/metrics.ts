@@ -36,22 +36,24 @@ const MIN_MS = 0.001;
 const BUCKETS = 32 * SUB_BUCKETS;
 
 class Histogram {
-  private readonly counts = new Uint32Array(BUCKETS);
+  // Made at the first record: every configured server has a histogram from the start, and
+  // its kilobyte of buckets (an ArrayBuffer each scavenge sweeps) is paid only by the ones called.
+  private counts: Uint32Array | undefined;
   count = 0;
   max = 0;
 
   record(ms: number): void {
     this.count++;
     if (ms > this.max) this.max = ms;
-    this.counts[bucketOf(ms)]++;
+    (this.counts ??= new Uint32Array(BUCKETS))[bucketOf(ms)]++;
   }
 
   quantile(q: number): number {
-    if (this.count === 0) return 0;
+    if (this.counts === undefined) return 0;
     const rank = Math.ceil(q * this.count);
     let seen = 0;
     for (let i = 0; i < BUCKETS; i++) {
-      seen += this.counts[i];
+      seen += this.counts[i] as number;
       if (seen >= rank) return Math.min(upperOf(i), this.max);
     }
     return this.max;
