@@ -9,6 +9,7 @@ import { now, since } from './stats.js';
 
 export const NODE_ALONE = 'node -e 0';
 export const IMPORT_OURS = 'import lazy-mcp';
+export const FRESH_NO_SCAVENGE = 'manager, young generation pre-sized (no scavenge)';
 export const IMPORT_SDK2 = 'import sdk v2 client';
 export const SERVE_FIRST = 'serve: first answer';
 export const TOOLS_WARM = 'tools, warm cache';
@@ -86,8 +87,13 @@ export async function startupFigure(plan: Plan, log: (text: string) => void): Pr
       child.stdin.write(`${JSON.stringify(initialize)}\n`);
     });
 
-  /** A fresh process imports the package, then times its first construction of `n` servers (and reports it on stdout). */
-  const constructFresh = () =>
+  /**
+   * A fresh process imports the package, then times its first construction of `n` servers
+   * (and reports it on stdout). `nodeFlags`: the pre-sized young generation of the second
+   * variant, whose construction no scavenge interrupts: where a fresh process's first
+   * scavenges fall (before the construction or in it) depends on what the import allocated.
+   */
+  const constructFresh = (nodeFlags: string[] = []) =>
     new Promise<number>((resolve, reject) => {
       const servers = Object.fromEntries(Array.from({ length: n }, (_, i) => [`echo${i}`, { command: server.command, args: server.args }]));
       const script = [
@@ -100,7 +106,7 @@ export async function startupFigure(plan: Plan, log: (text: string) => void): Pr
         'await manager.shutdown();',
         'console.log(ms);',
       ].join('\n');
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -117,6 +123,7 @@ export async function startupFigure(plan: Plan, log: (text: string) => void): Pr
     timed(SERVE_FIRST, serveFirstAnswer),
     timed(TOOLS_WARM, () => untilExit([cli, 'tools', '--config', config, '--cache-dir', cacheDir])),
     { name: 'manager', run: async () => figure.record('construct-fresh', 'manager', await constructFresh()) },
+    { name: FRESH_NO_SCAVENGE, run: async () => figure.record('construct-fresh', FRESH_NO_SCAVENGE, await constructFresh(['--min-semi-space-size=64'])) },
   ];
   try {
     log(`figure 10: start-up, ${plan.startupRounds} rounds of ${variants.length} fresh processes`);

@@ -5,7 +5,7 @@ import { ERA_2026, ERA_LEGACY, HTTP_OURS, HTTP_OURS_2026, HTTP_SDK2 } from './er
 import { gatewayTargets } from './gateway-targets.js';
 import { PLAIN, PRINCIPAL } from './principal.js';
 import type { MetricSummary } from './runs.js';
-import { IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
+import { FRESH_NO_SCAVENGE, IMPORT_OURS, IMPORT_SDK2, NODE_ALONE, SERVE_FIRST, TOOLS_WARM } from './startup.js';
 import { quantile } from './stats.js';
 
 /** One goal of issue 16, checked against this run's medians. */
@@ -216,13 +216,17 @@ function constructFresh(metrics: readonly MetricSummary[]): TargetResult[] {
   const fresh = metrics.find((x) => x.id === 'construct-fresh')?.summary.manager;
   if (!fresh) return [];
   const warmed = metrics.find((x) => x.id === 'construct')?.summary.manager?.median;
+  const unscavenged = metrics.find((x) => x.id === 'construct-fresh')?.summary[FRESH_NO_SCAVENGE]?.median;
   return [
     {
       id: 'construct-fresh',
       goal: `${metrics.find((x) => x.id === 'construct-fresh')!.label.split(':')[0]}: construction in a fresh process < 10 ms`,
       measured: fresh.median,
       unit: 'ms',
-      basis: `median wall time of the first fromConfig after the import (${fresh.min.toFixed(2)}–${fresh.max.toFixed(2)} ms)${warmed === undefined ? '' : `; warmed (figure 5): ${warmed.toFixed(2)} ms`}`,
+      basis:
+        `median wall time of the first fromConfig after the import (${fresh.min.toFixed(2)}–${fresh.max.toFixed(2)} ms)` +
+        `${unscavenged === undefined ? '' : `; with the young generation pre-sized, so that none of the process's first scavenges falls in it: ${unscavenged.toFixed(2)} ms`}` +
+        `${warmed === undefined ? '' : `; warmed (figure 5): ${warmed.toFixed(2)} ms`}`,
       met: fresh.median < 10,
     },
   ];

@@ -77,6 +77,7 @@ describe('npm run bench -- --quick', () => {
     // The warm cache lists every configured server through the gateway without starting one; mcp-hub starts them all.
     expect(results.metrics.find((m: { id: string }) => m.id === 'gw-list-spawns').runs).toEqual({ 'lazy-mcp serve': [0], 'mcp-hub': [results.plan.gatewayListServers] });
     expect(variants('startup')).toEqual(['import lazy-mcp', 'import sdk v2 client', 'node -e 0', 'serve: first answer', 'tools, warm cache']);
+    expect(variants('construct-fresh')).toEqual(['manager', 'manager, young generation pre-sized (no scavenge)']);
     for (const id of ['era-meta', 'http', 'startup-import', 'startup-serve', 'startup-tools', 'construct-fresh', 'gw-inflight', 'gw-seq', 'gw-http-peers', 'gw-memory', 'gw-list', 'era-client-cpu', 'principal']) expect(Number.isFinite(results.targets.find((t: { id: string }) => t.id === id).measured)).toBe(true);
     for (const metric of results.metrics) {
       for (const values of Object.values(metric.runs) as number[][]) {
