@@ -4,7 +4,7 @@ import { sharedSpec } from '../../../src/share/daemon/open-shared.js';
 import type { ElicitRequest } from '../../../src/protocol/types.js';
 import { McpError } from '../../../src/errors.js';
 import { fixture, textOf, waitFor } from '../../support/fixtures.js';
-import { sharedManager, sharedOptions } from './support.js';
+import { cancellationsSeen, sharedManager, sharedOptions } from './support.js';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
@@ -19,14 +19,6 @@ async function legacyClient(shared: { runtimeDir: string }, config = echoConfig,
   const client = await McpClient.over(await attachShared({ name: 'e', spec: sharedSpec(config, named) }, shared), { ...named, protocolVersion: '2025-06-18' });
   clients.push(client);
   return client;
-}
-
-/** What the server saw of `notifications/cancelled` (echo-server's `cancellations` tool). */
-async function cancellationsSeen(call: () => Promise<{ content: unknown[] }>): Promise<{ requestId: number }[]> {
-  let seen: { requestId: number }[] = [];
-  const deadline = Date.now() + 5000;
-  while (seen.length === 0 && Date.now() < deadline) seen = JSON.parse(textOf(await call()));
-  return seen;
 }
 
 describe("the daemon's short path for tool calls to a running legacy server", () => {

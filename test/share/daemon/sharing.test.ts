@@ -8,7 +8,7 @@ import { SocketChannel } from '../../../src/share/daemon/socket-channel.js';
 import { ATTACH_METHOD, WIRE_VERSION } from '../../../src/share/daemon/wire.js';
 import { McpError } from '../../../src/errors.js';
 import { fixture, isAlive, textOf, waitFor } from '../../support/fixtures.js';
-import { alsoStop, daemonsIn, processesWith, sharedManager, sharedOptions } from './support.js';
+import { alsoStop, cancellationsSeen, daemonsIn, processesWith, sharedManager, sharedOptions } from './support.js';
 
 const echo = { e: fixture('echo-server.mjs') };
 
@@ -95,10 +95,7 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     expect(await waitFor(() => manager.metrics().e.inFlight === 1)).toBe(true);
     abort.abort();
     expect(await call).toMatchObject({ code: 'cancelled' });
-    let seen: unknown[] = [];
-    const deadline = Date.now() + 5000;
-    while (seen.length === 0 && Date.now() < deadline) seen = JSON.parse(textOf(await manager.callTool('mcp__e__cancellations')));
-    expect(seen).toHaveLength(1);
+    expect(await cancellationsSeen(() => manager.callTool('mcp__e__cancellations'))).toHaveLength(1);
   });
 
   it('other versions never mix: each gets its own daemon (versioned socket); a mismatched attach is refused clearly', async () => {

@@ -3,6 +3,7 @@ import { McpServerManager, type ManagerOptions } from '../../../src/manager/mana
 import { daemonMain } from '../../../src/share/daemon/attach.js';
 import { daemonStatus, stopDaemon } from '../../../src/share/daemon/control.js';
 import type { SharedOptions } from '../../../src/share/daemon/paths.js';
+import { textOf } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';
 
 /**
@@ -59,4 +60,12 @@ export async function daemonPid(shared: SharedOptions): Promise<number> {
   const status = await daemonStatus(shared);
   if (!status) throw new Error('no daemon is running');
   return status.pid;
+}
+
+/** What the server saw of `notifications/cancelled` (echo-server's `cancellations` tool). */
+export async function cancellationsSeen(call: () => Promise<{ content: unknown[] }>): Promise<{ requestId: number }[]> {
+  let seen: { requestId: number }[] = [];
+  const deadline = Date.now() + 5000;
+  while (seen.length === 0 && Date.now() < deadline) seen = JSON.parse(textOf(await call()));
+  return seen;
 }
