@@ -9,7 +9,7 @@ import type { Placement } from './placement.js';
 import type { Plan } from './plan.js';
 import { alternate, Figure, type Metric } from './runs.js';
 import { childEnv, packageFixtureServer } from './setup.js';
-import { closeAll, inFlight, inFlightFor } from './throughput.js';
+import { closeAll, inFlight, inFlightCpu } from './throughput.js';
 
 /** Variant names of figure 8 (one SDK v2 server, both eras) and figure 9 (HTTP). */
 export const ERA_2026 = 'McpClient, 2026 era';
@@ -26,12 +26,10 @@ async function sideBySide(figure: Figure, id: string, conns: Map<string, Conn>, 
     [...conns].map(([name, conn]) => ({
       name,
       run: async () => {
-        const cpu = process.cpuUsage();
-        const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
-        const used = process.cpuUsage(cpu);
-        figure.record(id, name, calls / seconds);
+        const { rate, cpuPerCall } = await inFlightCpu(conn, plan.inflightSeconds, plan.inflight);
+        figure.record(id, name, rate);
         // The host's CPU time per call tells the client's share of a run from the server's.
-        figure.record(`${id}-cpu`, name, (used.user + used.system) / Math.max(1, calls));
+        figure.record(`${id}-cpu`, name, cpuPerCall);
       },
     })),
     log,

@@ -9,7 +9,7 @@ import { cpuMs, rssKiB, sleep } from './procs.js';
 import { alternate, Figure, type Metric } from './runs.js';
 import { fixtureServer, type ServerSpec } from './setup.js';
 import { now, quantile, since } from './stats.js';
-import { closeAll, inFlightFor } from './throughput.js';
+import { closeAll, inFlightCpu, inFlightFor } from './throughput.js';
 
 /** Variant names of figure 12 (the gateway and its peers) and figure 13 (the eras against our gateway). */
 export const GW_DIRECT = 'direct (McpClient, stdio)';
@@ -101,11 +101,9 @@ export async function gatewayFigure(plan: Plan, where: Placement, log: (text: st
       [...conns].map(([name, conn]) => ({
         name,
         run: async () => {
-          const cpu = process.cpuUsage();
-          const { calls, seconds } = await inFlightFor(conn, plan.gatewaySeconds, plan.inflight);
-          const used = process.cpuUsage(cpu);
-          figure.record('gw-inflight', name, calls / seconds);
-          figure.record('gw-inflight-cpu', name, (used.user + used.system) / Math.max(1, calls));
+          const { rate, cpuPerCall } = await inFlightCpu(conn, plan.gatewaySeconds, plan.inflight);
+          figure.record('gw-inflight', name, rate);
+          figure.record('gw-inflight-cpu', name, cpuPerCall);
           latencies.get(name)!.push(...(await block(conn, plan.gatewayBlockCalls, plan.gatewayBlockSeconds)));
         },
       })),
@@ -290,12 +288,10 @@ export async function eraGatewayFigure(plan: Plan, where: Placement, log: (text:
       [...conns].map(([name, conn]) => ({
         name,
         run: async () => {
-          const cpu = process.cpuUsage();
           const server = cpuMs(conn.pid);
-          const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
-          const used = process.cpuUsage(cpu);
-          figure.record('era-gw-inflight', name, calls / seconds);
-          figure.record('era-gw-cpu', name, (used.user + used.system) / Math.max(1, calls));
+          const { calls, rate, cpuPerCall } = await inFlightCpu(conn, plan.inflightSeconds, plan.inflight);
+          figure.record('era-gw-inflight', name, rate);
+          figure.record('era-gw-cpu', name, cpuPerCall);
           figure.record('era-gw-server-cpu', name, ((cpuMs(conn.pid) - server) * 1000) / Math.max(1, calls));
         },
       })),

@@ -55,7 +55,7 @@ export async function latencyFigure(plan: Plan, where: Placement, log: (text: st
 }
 
 /** `count` calls one after another; each one's latency in µs. */
-async function block(conn: Conn, count: number): Promise<number[]> {
+export async function block(conn: Conn, count: number): Promise<number[]> {
   const latencies = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     const t = now();

@@ -1,12 +1,12 @@
-import { type Conn, principal, session } from './clients.js';
+import { principal, session } from './clients.js';
+import { block } from './latency.js';
 import { pin } from './pin.js';
 import type { Placements } from './placement.js';
 import type { Plan } from './plan.js';
 import { alternate, Figure, type Metric } from './runs.js';
-import { now, quantile, since } from './stats.js';
-import { closeAll, connectAll, inFlight, inFlightFor } from './throughput.js';
+import { quantile } from './stats.js';
+import { closeAll, connectAll, inFlightRuns } from './throughput.js';
 
-const ARGS = { text: 'hello' };
 /** The two sides of figure 15, as they appear in the results. */
 export const PRINCIPAL = principal.name;
 export const PLAIN = session.name;
@@ -40,30 +40,9 @@ export async function principalFigure(plan: Plan, where: Placements, log: (text:
   pin(where.split.host);
   conns = await connectAll([session, principal], where.split);
   try {
-    for (const conn of conns.values()) await inFlight(conn, Math.min(4000, plan.inflightCalls), plan.inflight); // JIT warm-up
-    await alternate(
-      plan.rounds,
-      [...conns].map(([name, conn]) => ({
-        name,
-        run: async () => {
-          const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
-          figure.record('principal-inflight', name, calls / seconds);
-        },
-      })),
-    );
+    await inFlightRuns(figure, 'principal-inflight', conns, plan);
     return figure.list();
   } finally {
     await closeAll(conns);
   }
-}
-
-/** `count` calls one after another; each one's latency in µs. */
-async function block(conn: Conn, count: number): Promise<number[]> {
-  const latencies = new Array<number>(count);
-  for (let i = 0; i < count; i++) {
-    const t = now();
-    await conn.call('echo', ARGS);
-    latencies[i] = since(t) * 1000;
-  }
-  return latencies;
 }

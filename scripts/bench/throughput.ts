@@ -35,23 +35,28 @@ export async function throughputFigure(plan: Plan, where: Placement, log: (text:
   const conns = await connectAll(THROUGHPUT_IMPLS, where);
   try {
     const figure = new Figure(1).define('inflight', `echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher');
-    for (const conn of conns.values()) await inFlight(conn, Math.min(4000, plan.inflightCalls), plan.inflight); // JIT warm-up
     log(`figure 1: ${plan.inflightSeconds} s of calls per run, ${plan.inflight} in flight, ${conns.size} clients × ${plan.rounds} runs`);
-    await alternate(
-      plan.rounds,
-      [...conns].map(([name, conn]) => ({
-        name,
-        run: async () => {
-          const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
-          figure.record('inflight', name, calls / seconds);
-        },
-      })),
-      log,
-    );
+    await inFlightRuns(figure, 'inflight', conns, plan, log);
     return figure.list();
   } finally {
     await closeAll(conns);
   }
+}
+
+/** `conns` side by side: a JIT warm-up, then `plan.rounds` alternating runs at `plan.inflight` in flight, each recorded under `id` in calls/s. */
+export async function inFlightRuns(figure: Figure, id: string, conns: Map<string, Conn>, plan: Plan, log?: (text: string) => void): Promise<void> {
+  for (const conn of conns.values()) await inFlight(conn, Math.min(4000, plan.inflightCalls), plan.inflight);
+  await alternate(
+    plan.rounds,
+    [...conns].map(([name, conn]) => ({
+      name,
+      run: async () => {
+        const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
+        figure.record(id, name, calls / seconds);
+      },
+    })),
+    log,
+  );
 }
 
 /** Figure 3: round trip of a tool result of `bigBytes` bytes. */
@@ -117,6 +122,14 @@ export async function inFlightFor(conn: Conn, seconds: number, width: number): P
   };
   await Promise.all(Array.from({ length: width }, worker));
   return { calls, seconds: since(start) / 1000 };
+}
+
+/** {@link inFlightFor} with the host's CPU time it took: calls/s, and µs of host CPU a call (the client's share of a run). */
+export async function inFlightCpu(conn: Conn, seconds: number, width: number): Promise<{ calls: number; rate: number; cpuPerCall: number }> {
+  const cpu = process.cpuUsage();
+  const run = await inFlightFor(conn, seconds, width);
+  const used = process.cpuUsage(cpu);
+  return { calls: run.calls, rate: run.calls / run.seconds, cpuPerCall: (used.user + used.system) / Math.max(1, run.calls) };
 }
 
 export const mib = (bytes: number): string => `${+(bytes / 1024 / 1024).toFixed(2)} MiB`;
