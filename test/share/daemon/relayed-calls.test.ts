@@ -3,8 +3,8 @@ import { attachShared } from '../../../src/share/daemon/attach.js';
 import { sharedSpec } from '../../../src/share/daemon/open-shared.js';
 import type { ElicitRequest } from '../../../src/protocol/types.js';
 import { McpError } from '../../../src/errors.js';
-import { fixture, textOf, waitFor } from '../../support/fixtures.js';
-import { cancellationsSeen, sharedManager, sharedOptions } from './support.js';
+import { fixture, textOf } from '../../support/fixtures.js';
+import { abortedInFlight, cancellationsSeen, sharedManager, sharedOptions } from './support.js';
 
 const clients: McpClient[] = [];
 afterEach(async () => {
@@ -38,12 +38,8 @@ describe("the daemon's short path for tool calls to a running legacy server", ()
     expect(textOf(await manager.callTool('mcp__e__slow', { ms: 90, interval: 30 }, { onProgress: (p) => steps.push(p.progress) }))).toBe('done');
     expect(steps).toEqual([1, 2, 3]);
 
-    const abort = new AbortController();
-    const call = manager.callTool('mcp__e__slow', { ms: 20000 }, { signal: abort.signal }).then(() => undefined, (e: unknown) => e);
-    expect(await waitFor(() => manager.metrics().e.inFlight === 1)).toBe(true);
-    abort.abort();
-    expect(await call).toMatchObject({ code: 'cancelled' });
-    const seen = await cancellationsSeen(() => manager.callTool('mcp__e__cancellations'));
+    const { outcome, seen } = await abortedInFlight(manager);
+    expect(outcome).toMatchObject({ code: 'cancelled' });
     expect(seen).toHaveLength(1);
     // The relay's ids count down from -1, never meeting those of the server's client.
     expect(seen[0].requestId).toBeLessThan(0);

@@ -8,7 +8,7 @@ import { SocketChannel } from '../../../src/share/daemon/socket-channel.js';
 import { ATTACH_METHOD, WIRE_VERSION } from '../../../src/share/daemon/wire.js';
 import { McpError } from '../../../src/errors.js';
 import { fixture, isAlive, textOf, waitFor } from '../../support/fixtures.js';
-import { alsoStop, cancellationsSeen, daemonsIn, processesWith, sharedManager, sharedOptions } from './support.js';
+import { abortedInFlight, alsoStop, daemonsIn, processesWith, sharedManager, sharedOptions } from './support.js';
 
 const echo = { e: fixture('echo-server.mjs') };
 
@@ -90,12 +90,9 @@ describe('the pool daemon shares one process per server fingerprint', () => {
     const done = await manager.callTool('mcp__e__slow', { ms: 90, interval: 30 }, { onProgress: (p) => steps.push(p.progress) });
     expect(textOf(done)).toBe('done');
     expect(steps).toEqual([1, 2, 3]);
-    const abort = new AbortController();
-    const call = manager.callTool('mcp__e__slow', { ms: 20000 }, { signal: abort.signal }).then(() => undefined, (e: unknown) => e);
-    expect(await waitFor(() => manager.metrics().e.inFlight === 1)).toBe(true);
-    abort.abort();
-    expect(await call).toMatchObject({ code: 'cancelled' });
-    expect(await cancellationsSeen(() => manager.callTool('mcp__e__cancellations'))).toHaveLength(1);
+    const { outcome, seen } = await abortedInFlight(manager);
+    expect(outcome).toMatchObject({ code: 'cancelled' });
+    expect(seen).toHaveLength(1);
   });
 
   it('other versions never mix: each gets its own daemon (versioned socket); a mismatched attach is refused clearly', async () => {

@@ -3,7 +3,7 @@ import { McpServerManager, type ManagerOptions } from '../../../src/manager/mana
 import { daemonMain } from '../../../src/share/daemon/attach.js';
 import { daemonStatus, stopDaemon } from '../../../src/share/daemon/control.js';
 import type { SharedOptions } from '../../../src/share/daemon/paths.js';
-import { textOf } from '../../support/fixtures.js';
+import { textOf, waitFor } from '../../support/fixtures.js';
 import { tempDir } from '../../support/temp-dirs.js';
 
 /**
@@ -60,6 +60,19 @@ export async function daemonPid(shared: SharedOptions): Promise<number> {
   const status = await daemonStatus(shared);
   if (!status) throw new Error('no daemon is running');
   return status.pid;
+}
+
+/**
+ * A long `slow` call to server `e` that its caller aborts once it is in flight: what the
+ * caller got, and what the server saw of the cancellation.
+ */
+export async function abortedInFlight(manager: McpServerManager): Promise<{ outcome: unknown; seen: { requestId: number }[] }> {
+  const abort = new AbortController();
+  const call = manager.callTool('mcp__e__slow', { ms: 20000 }, { signal: abort.signal }).then(() => undefined, (e: unknown) => e);
+  if (!(await waitFor(() => manager.metrics().e?.inFlight === 1))) throw new Error('the slow call never went in flight');
+  abort.abort();
+  const outcome = await call;
+  return { outcome, seen: await cancellationsSeen(() => manager.callTool('mcp__e__cancellations')) };
 }
 
 /** What the server saw of `notifications/cancelled` (echo-server's `cancellations` tool). */
