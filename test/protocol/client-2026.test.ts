@@ -465,7 +465,12 @@ describe('multi round-trip requests', () => {
     expect(await client.callTool('broken', {}, { finish })).toBe('failure handled');
     expect(seen).toEqual(['done [{"type":"text","text":"done"}]', 'failed protocol-error']);
     // A finish that throws fails the call with what it threw, and is not asked again.
-    const refusing = { done: () => { throw new Error('refused by the finish'); }, failed: finish.failed };
+    const refusing = {
+      done: () => {
+        throw new Error('refused by the finish');
+      },
+      failed: finish.failed,
+    };
     asks = 0;
     await expect(client.callTool('deploy', {}, { finish: refusing })).rejects.toThrow('refused by the finish');
     expect(seen).toHaveLength(2);
