@@ -342,8 +342,7 @@ export class McpClient extends EventEmitter {
     const finish = options.finish;
     if (this.negotiated?.era !== '2026') return this.engine.request({ method, params, schema, accepts, phase, label, withProgress, ownsParams, scope, finish }, options);
     // A 2026 request may take several rounds: its finish waits for the last.
-    const answer = this.modern.call(method, params, schema, accepts, phase, options, label, withProgress, scope);
-    return finish ? (answer.then((result) => finish.done(result), (error: unknown) => finish.failed(error)) as Promise<z.infer<S>>) : answer;
+    return this.modern.call(method, params, schema, accepts, phase, options, label, withProgress, scope, finish);
   }
 
   private listenToServer(): void {

@@ -441,6 +441,41 @@ describe('multi round-trip requests', () => {
     expect(asked).toEqual([{ message: 'Sure?', server: 'mem', toolCall: { name: 'deploy', arguments: { env: 'prod' } } }]);
   });
 
+  it("runs the call's finish (the manager's) once, on the outcome of its last round", async () => {
+    const { client, peer } = await mrtr({ handlers: { elicitation: async () => ({ action: 'accept', content: {} }) } });
+    let asks = 1;
+    peer.handlers.set('tools/call', (params) => {
+      if (params.name === 'broken') return { content: [] };
+      if (!params.inputResponses || asks-- > 0) return { resultType: 'input_required', inputRequests: { ok: { method: 'elicitation/create', params: { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } } } } };
+      return { resultType: 'complete', content: [{ type: 'text', text: 'done' }] };
+    });
+    const seen: string[] = [];
+    const finish = {
+      done: (result: unknown) => {
+        seen.push(`done ${JSON.stringify((result as { content: unknown }).content)}`);
+        return 'finished';
+      },
+      failed: (error: unknown) => {
+        seen.push(`failed ${(error as McpError).code}`);
+        return 'failure handled';
+      },
+    };
+    expect(await client.callTool('deploy', {}, { finish })).toBe('finished');
+    expect(peer.sent('tools/call')).toHaveLength(3);
+    expect(await client.callTool('broken', {}, { finish })).toBe('failure handled');
+    expect(seen).toEqual(['done [{"type":"text","text":"done"}]', 'failed protocol-error']);
+    // A finish that throws fails the call with what it threw, and is not asked again.
+    const refusing = {
+      done: () => {
+        throw new Error('refused by the finish');
+      },
+      failed: finish.failed,
+    };
+    asks = 0;
+    await expect(client.callTool('deploy', {}, { finish: refusing })).rejects.toThrow('refused by the finish');
+    expect(seen).toHaveLength(2);
+  });
+
   it("uses the call's own handlers over the client's", async () => {
     const { client, peer } = await mrtr({ handlers: { elicitation: async () => ({ action: 'decline' }) } });
     peer.handlers.set('prompts/get', (params) =>

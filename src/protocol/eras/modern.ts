@@ -32,7 +32,7 @@ export function withEnvelope(params: Record<string, unknown>, clientInfo: Implem
 }
 
 export type ModernResult =
-  | { kind: 'complete'; result: Record<string, unknown>; hints: Required<CacheHints> }
+  | { kind: 'complete'; result: Record<string, unknown> }
   | { kind: 'input_required'; inputRequests: Record<string, { method: string; params?: unknown }>; requestState?: string };
 
 /** Reads a 2026 result by its `resultType`; anything else than `complete` / `input_required` is a `protocol-error`. */
@@ -47,7 +47,7 @@ export function decodeModernResult(server: string | undefined, phase: McpPhase, 
     (plain.cacheScope === undefined || typeof plain.cacheScope === 'string')
   ) {
     const { resultType: _type, ...result } = plain as Record<string, unknown>;
-    return { kind: 'complete', result, hints: cacheHintsOf(plain as { ttlMs?: number; cacheScope?: string }) };
+    return { kind: 'complete', result };
   }
   const fail = (why: string) => new McpError('protocol-error', `${serverLabel(server)}invalid ${phase} result: ${why}`, { server, phase });
   const parsed = resultSchemas().ResultTypeSchema.safeParse(raw);
@@ -63,17 +63,17 @@ export function decodeModernResult(server: string | undefined, phase: McpPhase, 
   }
   if (envelope.resultType !== 'complete') throw fail(`resultType: unsupported value ${JSON.stringify(envelope.resultType.slice(0, 80))}`);
   const { resultType: _type, ...result } = raw as Record<string, unknown>;
-  return { kind: 'complete', result, hints: cacheHintsOf(envelope) };
+  return { kind: 'complete', result };
 }
 
 /**
  * A complete result's cache hints as the caching page reads them: an absent or unusable
  * `ttlMs` is 0 (immediately stale) and anything but `"public"` is `"private"` (the
- * safe reading: never shared across authorization contexts).
+ * safe reading: never shared across authorization contexts). Read only for listings.
  */
-function cacheHintsOf(envelope: { ttlMs?: number; cacheScope?: string }): Required<CacheHints> {
-  const ttl = envelope.ttlMs;
-  return { ttlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0, cacheScope: envelope.cacheScope === 'public' ? 'public' : 'private' };
+export function cacheHintsOf(result: { ttlMs?: unknown; cacheScope?: unknown }): Required<CacheHints> {
+  const ttl = result.ttlMs;
+  return { ttlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : 0, cacheScope: result.cacheScope === 'public' ? 'public' : 'private' };
 }
 
 /** The hints of a listing that spans pages: the shortest lifetime, and private if any page is. */
