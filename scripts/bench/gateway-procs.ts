@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { McpClient, type ProtocolEra } from '../../src/index.js';
 import { DEFAULT_CLIENT_INFO } from '../../src/protocol/client-options.js';
 import { resultSchemas } from '../../src/protocol/schemas/lazy-schemas.js';
+import { NamedRequest } from '../../src/protocol/session-errors.js';
 import { createHttpChannel } from '../../src/transport/http/create-http-channel.js';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION_META_KEY } from '../../src/transport/mcp-constants.js';
 import { signalGroup } from '../../src/transport/stdio/process-group.js';
@@ -144,7 +145,9 @@ export async function sameBytesConn(open: () => Promise<McpClient>, tool: (name:
     pid: client.pid,
     call: (name, args) => {
       const _meta = { [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION, [CLIENT_INFO_META_KEY]: DEFAULT_CLIENT_INFO, [CLIENT_CAPABILITIES_META_KEY]: {}, progressToken: ++token };
-      return client.request('tools/call', { name: tool(name), arguments: args, _meta }, schema, 'tools/call', {}, false);
+      const named = tool(name);
+      // What callTool makes for a call (its scope naming the tool call, its label), so the control differs from it by the bytes only.
+      return client.request('tools/call', { name: named, arguments: args, _meta }, schema, 'tools/call', { toolCall: { name: named, arguments: args } }, false, new NamedRequest('tools/call', named));
     },
     close: () => client.close(),
   };
