@@ -7,9 +7,9 @@ import type { Conn } from './clients.js';
 import { placed } from './pin.js';
 import type { Placement } from './placement.js';
 import type { Plan } from './plan.js';
-import { alternate, Figure, type Metric } from './runs.js';
+import { Figure, type Metric } from './runs.js';
 import { childEnv, packageFixtureServer } from './setup.js';
-import { closeAll, inFlight, inFlightCpu } from './throughput.js';
+import { closeAll, inFlightRuns } from './throughput.js';
 
 /** Variant names of figure 8 (one SDK v2 server, both eras) and figure 9 (HTTP). */
 export const ERA_2026 = 'McpClient, 2026 era';
@@ -17,24 +17,6 @@ export const ERA_LEGACY = 'McpClient, legacy era';
 export const HTTP_OURS = 'McpClient, legacy era';
 export const HTTP_OURS_2026 = 'McpClient, 2026 era';
 export const HTTP_SDK2 = 'sdk v2';
-
-/** Runs `conns` side by side: warm-up, then `plan.rounds` alternating runs of `inflight` calls in flight. */
-async function sideBySide(figure: Figure, id: string, conns: Map<string, Conn>, plan: Plan, warmUp: number, log: (text: string) => void): Promise<void> {
-  for (const conn of conns.values()) await inFlight(conn, Math.min(warmUp, plan.inflightCalls), plan.inflight); // JIT warm-up
-  await alternate(
-    plan.rounds,
-    [...conns].map(([name, conn]) => ({
-      name,
-      run: async () => {
-        const { rate, cpuPerCall } = await inFlightCpu(conn, plan.inflightSeconds, plan.inflight);
-        figure.record(id, name, rate);
-        // The host's CPU time per call tells the client's share of a run from the server's.
-        figure.record(`${id}-cpu`, name, cpuPerCall);
-      },
-    })),
-    log,
-  );
-}
 
 async function mcpClient(open: () => Promise<McpClient>, era: ProtocolEra, label: string): Promise<Conn> {
   const c = await open();
@@ -61,7 +43,7 @@ export async function eraFigure(plan: Plan, where: Placement, log: (text: string
       .define('era-inflight', `SDK v2 server (both eras, stdio): echo calls, ${plan.inflight} in flight`, 'calls/s', 'higher')
       .define('era-inflight-cpu', 'SDK v2 server (both eras, stdio): host CPU time per call', 'µs', 'lower');
     log(`figure 8: the 2026 era beside the legacy era, ${plan.inflight} in flight, ${plan.rounds} runs each`);
-    await sideBySide(figure, 'era-inflight', conns, plan, 2000, log);
+    await inFlightRuns(figure, 'era-inflight', conns, plan, log, { warmUp: 2000, cpu: true });
     return figure.list();
   } finally {
     await closeAll(conns);
@@ -141,7 +123,7 @@ export async function httpFigure(plan: Plan, where: Placement, log: (text: strin
       .define('http-sockets', 'Streamable HTTP: TCP connections the server accepted over the figure, all clients', 'count', 'none');
     log(`figure 9: HTTP on ${server.url}, ${plan.inflight} in flight, ${conns.size} clients × ${plan.rounds} runs`);
     // The SDK's HTTP server answers a few hundred calls/s here: a shorter warm-up.
-    await sideBySide(figure, 'http-inflight', conns, plan, 600, log);
+    await inFlightRuns(figure, 'http-inflight', conns, plan, log, { warmUp: 600, cpu: true });
     await closeAll(conns);
     conns.clear();
     const sockets = await server.stop();

@@ -43,16 +43,22 @@ export async function throughputFigure(plan: Plan, where: Placement, log: (text:
   }
 }
 
-/** `conns` side by side: a JIT warm-up, then `plan.rounds` alternating runs at `plan.inflight` in flight, each recorded under `id` in calls/s. */
-export async function inFlightRuns(figure: Figure, id: string, conns: Map<string, Conn>, plan: Plan, log?: (text: string) => void): Promise<void> {
-  for (const conn of conns.values()) await inFlight(conn, Math.min(4000, plan.inflightCalls), plan.inflight);
+/**
+ * `conns` side by side: a JIT warm-up of `warmUp` calls, then `plan.rounds` alternating runs
+ * at `plan.inflight` in flight, each recorded under `id` in calls/s; with `cpu`, the host's
+ * CPU time per call too, under `${id}-cpu`.
+ */
+export async function inFlightRuns(figure: Figure, id: string, conns: Map<string, Conn>, plan: Plan, log?: (text: string) => void, { warmUp = 4000, cpu = false } = {}): Promise<void> {
+  for (const conn of conns.values()) await inFlight(conn, Math.min(warmUp, plan.inflightCalls), plan.inflight);
   await alternate(
     plan.rounds,
     [...conns].map(([name, conn]) => ({
       name,
       run: async () => {
-        const { calls, seconds } = await inFlightFor(conn, plan.inflightSeconds, plan.inflight);
-        figure.record(id, name, calls / seconds);
+        const { rate, cpuPerCall } = await inFlightCpu(conn, plan.inflightSeconds, plan.inflight);
+        figure.record(id, name, rate);
+        // The host's CPU time per call tells the client's share of a run from the server's.
+        if (cpu) figure.record(`${id}-cpu`, name, cpuPerCall);
       },
     })),
     log,
