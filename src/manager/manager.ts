@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { mustBe } from '../util/check.js';
 import { McpError, serverLabel } from '../errors.js';
 import { callIsolated } from '../util/listeners.js';
 import { DEFAULT_CLIENT_INFO } from '../protocol/client.js';
@@ -41,7 +40,7 @@ import type { SlotWiring } from './slot-wiring.js';
 import { SlotTable } from './slot-table.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/channel.js';
 import { ClusterHooks, type ListChange } from './cluster-hooks.js';
-import { checkOptions, type FileOptions, type ManagerOptions } from './options.js';
+import { checkOptions, type FileOptions, type ManagerOptions, watchDebounceMs } from './options.js';
 import { InstancedSlot } from './principals/instanced-slot.js';
 import { checkPrincipal, type Principal } from './principals/principal-scope.js';
 
@@ -86,10 +85,7 @@ export class McpServerManager extends EventEmitter {
   /** Reads a config file (`mcpServers` or VS Code `servers` shape, JSON with comments); with `watch`, follows its changes. */
   static fromFile(path: string, options: ManagerOptions & FileOptions = {}): McpServerManager {
     const { watch, ...managerOptions } = options;
-    const debounceMs = typeof watch === 'object' ? watch.debounceMs : undefined;
-    if (debounceMs !== undefined && !(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
-      throw new McpError('invalid-config', `fromFile option ${mustBe('watch.debounceMs', 'a non-negative number of milliseconds', debounceMs)}`, { phase: 'config' });
-    }
+    const debounceMs = watchDebounceMs(watch);
     const file = readConfigFile(path);
     let manager: McpServerManager;
     try {
@@ -97,12 +93,8 @@ export class McpServerManager extends EventEmitter {
     } catch (error) {
       throw inFile(path, error);
     }
-    if (watch) manager.watchFile(path, file.text, debounceMs);
+    if (watch) manager.watcher = watchConfigFile(path, file.text, (parse) => manager.enqueue(parse), (error) => manager.emit('configError', { path, error }), debounceMs);
     return manager;
-  }
-
-  private watchFile(path: string, text: string, debounceMs: number | undefined): void {
-    this.watcher = watchConfigFile(path, text, (parse) => this.enqueue(parse), (error) => this.emit('configError', { path, error }), debounceMs);
   }
 
   constructor(

@@ -84,6 +84,14 @@ export interface FileOptions {
   watch?: boolean | { debounceMs?: number };
 }
 
+/** The `watch` option's debounce (undefined: the watcher's default); rejects one that is no duration. */
+export function watchDebounceMs(watch: FileOptions['watch']): number | undefined {
+  const debounceMs = typeof watch === 'object' ? watch.debounceMs : undefined;
+  if (debounceMs !== undefined && !(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
+    throw new McpError('invalid-config', `fromFile option ${mustBe('watch.debounceMs', 'a non-negative number of milliseconds', debounceMs)}`, { phase: 'config' });
+  }
+  return debounceMs;
+}
 
 /** Rejects manager options that would make every start fail, naming the option and the value. */
 export function checkOptions(options: ManagerOptions): void {
