@@ -50,7 +50,7 @@ export interface PlaceholderFields {
 export function placeholdersIn(field: string, value: string): string[] {
   // Nearly every value holds none: they skip the regex's match objects (a fresh process
   // constructing hundreds of servers pays for each allocation in scavenges).
-  if (!value.includes('${principal:')) return [];
+  if (!mayHold(value)) return [];
   const names: string[] = [];
   for (const match of value.matchAll(PLACEHOLDER)) {
     const name = match[1] as string;
@@ -114,12 +114,14 @@ export function instanceSpec(entry: Record<string, unknown>, fields: Placeholder
  * every configured server).
  */
 function holdsPlaceholder(fields: PlaceholderFields): boolean {
-  const cue = (value: string | undefined) => value !== undefined && value.includes('${principal:');
-  for (const key in fields.env) if (cue(fields.env[key])) return true;
-  for (const key in fields.headers) if (cue(fields.headers[key])) return true;
-  for (const key in fields.refused) if (cue(fields.refused[key])) return true;
-  return cue(fields.url) || (fields.args ?? []).some(cue);
+  for (const key in fields.env) if (mayHold(fields.env[key])) return true;
+  for (const key in fields.headers) if (mayHold(fields.headers[key])) return true;
+  for (const key in fields.refused) if (mayHold(fields.refused[key])) return true;
+  return mayHold(fields.url) || (fields.args ?? []).some(mayHold);
 }
+
+/** Whether `value` may hold a placeholder: the cheap test before the regex. */
+const mayHold = (value: string | undefined): boolean => value !== undefined && value.includes('${principal:');
 
 /** `value` with each placeholder replaced by `fill(name)`. */
 export function fillPlaceholders(value: string, fill: (name: string) => string): string {
